@@ -1,0 +1,76 @@
+"""Evaluator: preallocated arrays plus thin calls into the kernels, for the Python-level analyses.
+
+All quantities SI; ``u`` is the input vector (CompiledModel.input_names), zero unless set.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..compiler import CompiledModel
+from ..kernels.constraints import eval_constraints, scatter_dense
+from ..kernels.mass import add_inertia_forces, eval_mass, gravity_potential, kinetic_energy
+from ..kernels.model_arrays import MAX_ROW_COLS
+from ..kernels.outputs import eval_forces, eval_frames
+
+
+class Evaluator:
+    """Evaluates constraints, mass matrix and forces of one compiled model into owned arrays."""
+
+    def __init__(self, cm: CompiledModel):
+        self.cm = cm
+        m = cm.arrays
+        n, nr = cm.n_q, cm.n_rows
+        nb, nm = len(cm.body_names), len(cm.marker_names)
+        self.phi = np.zeros(nr)
+        self.jac = np.zeros((nr, MAX_ROW_COLS))
+        self.jtw = np.zeros((nr, 12))
+        self.nu = np.zeros(nr)
+        self.gamma = np.zeros(nr)
+        self.J = np.zeros((nr, n))
+        self.M = np.zeros((n, n))
+        self.Q = np.zeros(n)
+        self.u = np.zeros(cm.n_inputs)
+        self.rsda_ref = np.array(m.rsda_theta0, dtype=float)
+        self.tsda_out = np.zeros((len(m.tsda_mi), 3))
+        self.rsda_out = np.zeros((len(m.rsda_mi), 3))
+        self.bush_out = np.zeros((len(m.bush_mi), 6))
+        self.act_out = np.zeros((len(m.act_mi), 3))
+        self.r = np.zeros((nb, 3))
+        self.A = np.zeros((nb, 3, 3))
+        self.v = np.zeros((nb, 3))
+        self.w = np.zeros((nb, 3))
+        self.o = np.zeros((nm, 3))
+        self.R = np.zeros((nm, 3, 3))
+        self.vo = np.zeros((nm, 3))
+        self.wm = np.zeros((nm, 3))
+        self.spring_energy = 0.0
+
+    def constraints(self, t: float, q: np.ndarray, qd: np.ndarray | None = None) -> np.ndarray:
+        """Evaluate Phi, nu, gamma and the dense Jacobian ``self.J``; returns Phi."""
+        if qd is None:
+            qd = np.zeros_like(q)
+        eval_constraints(self.cm.arrays, t, q, qd, self.phi, self.jac, self.nu, self.gamma, self.jtw)
+        scatter_dense(self.jac, self.cm.arrays.row_cols, self.J)
+        return self.phi
+
+    def mass(self, q: np.ndarray) -> np.ndarray:
+        eval_mass(self.cm.arrays, q, self.M)
+        return self.M
+
+    def forces(self, t: float, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
+        """Generalized applied plus velocity-dependent inertia forces Q (n_q); sets spring_energy."""
+        m = self.cm.arrays
+        eval_frames(m, q, qd, self.r, self.A, self.v, self.w, self.o, self.R, self.vo, self.wm)
+        self.Q[:] = 0.0
+        self.spring_energy = eval_forces(m, t, q, qd, self.r, self.o, self.R, self.vo, self.wm, self.u,
+                                         self.rsda_ref, self.Q, self.tsda_out, self.rsda_out, self.bush_out,
+                                         self.act_out)
+        add_inertia_forces(m, q, qd, self.Q)
+        return self.Q
+
+    def kinetic_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
+        return kinetic_energy(self.cm.arrays, q, qd)
+
+    def gravity_energy(self, q: np.ndarray) -> float:
+        return gravity_potential(self.cm.arrays, q)

@@ -1,0 +1,219 @@
+"""Applied generalized forces Q(t, q, q', u): gravity, TSDA, RSDA, bushings, point loads, actuators and
+marker loads from the input vector ``u``; also element outputs and the spring potential energy.
+
+Sign conventions: TSDA force f = k (l - l0) + c l' + h(t) is positive in tension (seed 004, Haug p. 445)
+and enters Q = -f dl/dq; an actuator's f > 0 extends (Q = +f dl/dq); RSDA n = k (theta - theta0) +
+c theta' + h(t) enters Q = -n dtheta/dq (Haug p. 448). Forces are accumulated as wrenches per body.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from .constraints import angle_about_z
+from .frames import add_wrench
+from .functions import eval_curve, eval_time_function
+from .rotation import cross_v, dot_v
+
+
+@njit(cache=True)
+def _point_force(m, k, q, r, o, F0, F1, F2, scale, Q):
+    """Q += scale * (force F applied at the origin of marker k)."""
+    b = m.marker_body[k]
+    if b < 0:
+        return
+    s = (o[k, 0] - r[b, 0], o[k, 1] - r[b, 1], o[k, 2] - r[b, 2])
+    n = cross_v(s, (F0, F1, F2))
+    add_wrench(m, b, q, F0, F1, F2, n[0], n[1], n[2], scale, Q)
+
+
+@njit(cache=True)
+def _torque(m, k, q, n0, n1, n2, scale, Q):
+    b = m.marker_body[k]
+    if b >= 0:
+        add_wrench(m, b, q, 0.0, 0.0, 0.0, n0, n1, n2, scale, Q)
+
+
+@njit(cache=True)
+def _line(o, vo, mi, mj):
+    """Unit vector e from origin_i to origin_j, length l and its rate l'."""
+    d = (o[mj, 0] - o[mi, 0], o[mj, 1] - o[mi, 1], o[mj, 2] - o[mi, 2])
+    l = math.sqrt(dot_v(d, d))
+    if l == 0.0:
+        return (0.0, 0.0, 0.0), 0.0, 0.0
+    e = (d[0] / l, d[1] / l, d[2] / l)
+    ld = e[0] * (vo[mj, 0] - vo[mi, 0]) + e[1] * (vo[mj, 1] - vo[mi, 1]) + e[2] * (vo[mj, 2] - vo[mi, 2])
+    return e, l, ld
+
+
+@njit(cache=True)
+def rotation_rate_about_z(R, wm, mi, mj):
+    """d(angle from x_i to x_j about z_i)/dt (rad/s), exact for any z_j (see constraints ROW_ANGLE);
+    also returns the pieces of its twist row: ds = y_i x x_j, dc = x_i x x_j, s, c."""
+    _, s, c = angle_about_z(R[mi], R[mj])
+    xi = (R[mi, 0, 0], R[mi, 1, 0], R[mi, 2, 0])
+    yi = (R[mi, 0, 1], R[mi, 1, 1], R[mi, 2, 1])
+    xj = (R[mj, 0, 0], R[mj, 1, 0], R[mj, 2, 0])
+    ds = cross_v(yi, xj)
+    dc = cross_v(xi, xj)
+    wrel = (wm[mi, 0] - wm[mj, 0], wm[mi, 1] - wm[mj, 1], wm[mi, 2] - wm[mj, 2])
+    return (c * dot_v(wrel, ds) - s * dot_v(wrel, dc)) / (s * s + c * c), ds, dc, s, c
+
+
+@njit(cache=True)
+def add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_out, bush_out, act_out):
+    """Q += all applied forces; returns the spring potential energy (J).
+
+    ``rsda_ref`` holds each RSDA's previous angle for turn counting; element outputs:
+    tsda_out/act_out [length m, speed m/s, force N], rsda_out [angle rad, rate rad/s, torque N m],
+    bush_out [force on marker_j (3) N, torque on marker_j (3) N m], world axes."""
+    V = 0.0
+    fa = m.fn_type
+    # gravity
+    for b in range(m.body_kind.shape[0]):
+        g = m.gravity
+        ms = m.body_mass[b]
+        add_wrench(m, b, q, ms * g[0], ms * g[1], ms * g[2], 0.0, 0.0, 0.0, 1.0, Q)
+
+    # translational spring-damper-actuators
+    for k in range(m.tsda_mi.shape[0]):
+        mi = m.tsda_mi[k]
+        mj = m.tsda_mj[k]
+        e, l, ld = _line(o, vo, mi, mj)
+        x = l - m.tsda_l0[k]
+        if m.tsda_spring[k, 1] > 0:
+            fs, _, Vs = eval_curve(m.curve_par, m.tsda_spring[k, 0], m.tsda_spring[k, 1], x)
+        else:
+            fs = m.tsda_k[k] * x
+            Vs = 0.5 * m.tsda_k[k] * x * x
+        if m.tsda_damper[k, 1] > 0:
+            fdmp, _, _ = eval_curve(m.curve_par, m.tsda_damper[k, 0], m.tsda_damper[k, 1], ld)
+        else:
+            fdmp = m.tsda_c[k] * ld
+        h, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.tsda_fn[k], t)
+        f = fs + fdmp + h
+        V += Vs
+        _point_force(m, mi, q, r, o, f * e[0], f * e[1], f * e[2], 1.0, Q)
+        _point_force(m, mj, q, r, o, f * e[0], f * e[1], f * e[2], -1.0, Q)
+        tsda_out[k, 0] = l
+        tsda_out[k, 1] = ld
+        tsda_out[k, 2] = f
+
+    # rotational spring-damper-actuators about z_i
+    for k in range(m.rsda_mi.shape[0]):
+        mi = m.rsda_mi[k]
+        mj = m.rsda_mj[k]
+        raw, _, _ = angle_about_z(R[mi], R[mj])
+        dth = raw - rsda_ref[k]
+        theta = rsda_ref[k] + math.atan2(math.sin(dth), math.cos(dth))
+        thd, ds, dc, s, c = rotation_rate_about_z(R, wm, mi, mj)
+        x = theta - m.rsda_theta0[k]
+        if m.rsda_spring[k, 1] > 0:
+            ns, _, Vs = eval_curve(m.curve_par, m.rsda_spring[k, 0], m.rsda_spring[k, 1], x)
+        else:
+            ns = m.rsda_k[k] * x
+            Vs = 0.5 * m.rsda_k[k] * x * x
+        if m.rsda_damper[k, 1] > 0:
+            nd, _, _ = eval_curve(m.curve_par, m.rsda_damper[k, 0], m.rsda_damper[k, 1], thd)
+        else:
+            nd = m.rsda_c[k] * thd
+        h, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.rsda_fn[k], t)
+        n = ns + nd + h
+        V += Vs
+        r2 = s * s + c * c
+        gw = ((c * ds[0] - s * dc[0]) / r2, (c * ds[1] - s * dc[1]) / r2, (c * ds[2] - s * dc[2]) / r2)
+        # dtheta = w_i . gw - w_j . gw ; Q = -n dtheta/dq
+        _torque(m, mi, q, gw[0], gw[1], gw[2], -n, Q)
+        _torque(m, mj, q, gw[0], gw[1], gw[2], n, Q)
+        rsda_out[k, 0] = theta
+        rsda_out[k, 1] = thd
+        rsda_out[k, 2] = n
+
+    # bushings: small-angle 6-DOF spring-damper in marker_i axes
+    for k in range(m.bush_mi.shape[0]):
+        mi = m.bush_mi[k]
+        mj = m.bush_mj[k]
+        d = (o[mj, 0] - o[mi, 0], o[mj, 1] - o[mi, 1], o[mj, 2] - o[mi, 2])
+        wi = (wm[mi, 0], wm[mi, 1], wm[mi, 2])
+        wixd = cross_v(wi, d)
+        dd = (vo[mj, 0] - vo[mi, 0] - wixd[0], vo[mj, 1] - vo[mi, 1] - wixd[1], vo[mj, 2] - vo[mi, 2] - wixd[2])
+        wr = (wm[mj, 0] - wi[0], wm[mj, 1] - wi[1], wm[mj, 2] - wi[2])
+        Fl = [0.0, 0.0, 0.0]
+        Tl = [0.0, 0.0, 0.0]
+        for a in range(3):
+            da = R[mi, 0, a] * d[0] + R[mi, 1, a] * d[1] + R[mi, 2, a] * d[2]
+            dda = R[mi, 0, a] * dd[0] + R[mi, 1, a] * dd[1] + R[mi, 2, a] * dd[2]
+            wa = R[mi, 0, a] * wr[0] + R[mi, 1, a] * wr[1] + R[mi, 2, a] * wr[2]
+            # small-angle rotation of marker_j in marker_i axes: 1/2 vee(Rrel - Rrel^T)
+            b1 = (a + 1) % 3
+            b2 = (a + 2) % 3
+            rel_b2b1 = 0.0
+            rel_b1b2 = 0.0
+            for i in range(3):
+                rel_b2b1 += R[mi, i, b2] * R[mj, i, b1]
+                rel_b1b2 += R[mi, i, b1] * R[mj, i, b2]
+            phia = 0.5 * (rel_b2b1 - rel_b1b2)
+            Fl[a] = -m.bush_k[k, a] * da - m.bush_c[k, a] * dda
+            Tl[a] = -m.bush_kr[k, a] * phia - m.bush_cr[k, a] * wa
+            V += 0.5 * m.bush_k[k, a] * da * da + 0.5 * m.bush_kr[k, a] * phia * phia
+        F = (R[mi, 0, 0] * Fl[0] + R[mi, 0, 1] * Fl[1] + R[mi, 0, 2] * Fl[2],
+             R[mi, 1, 0] * Fl[0] + R[mi, 1, 1] * Fl[1] + R[mi, 1, 2] * Fl[2],
+             R[mi, 2, 0] * Fl[0] + R[mi, 2, 1] * Fl[1] + R[mi, 2, 2] * Fl[2])
+        T = (R[mi, 0, 0] * Tl[0] + R[mi, 0, 1] * Tl[1] + R[mi, 0, 2] * Tl[2],
+             R[mi, 1, 0] * Tl[0] + R[mi, 1, 1] * Tl[1] + R[mi, 1, 2] * Tl[2],
+             R[mi, 2, 0] * Tl[0] + R[mi, 2, 1] * Tl[1] + R[mi, 2, 2] * Tl[2])
+        _point_force(m, mj, q, r, o, F[0], F[1], F[2], 1.0, Q)
+        _torque(m, mj, q, T[0], T[1], T[2], 1.0, Q)
+        # reaction on body i: -F at the point o_j, and -T
+        bi = m.marker_body[mi]
+        if bi >= 0:
+            lever = (o[mj, 0] - r[bi, 0], o[mj, 1] - r[bi, 1], o[mj, 2] - r[bi, 2])
+            nF = cross_v(lever, F)
+            add_wrench(m, bi, q, F[0], F[1], F[2], nF[0] + T[0], nF[1] + T[1], nF[2] + T[2], -1.0, Q)
+        for a in range(3):
+            bush_out[k, a] = F[a]
+            bush_out[k, 3 + a] = T[a]
+
+    # point loads (time functions), world or marker axes
+    for k in range(m.load_marker.shape[0]):
+        mk = m.load_marker[k]
+        vals = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+        for c in range(6):
+            vals[c], _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.load_fn[k, c], t)
+        if m.load_frame[k] == 1:
+            F = (R[mk, 0, 0] * vals[0] + R[mk, 0, 1] * vals[1] + R[mk, 0, 2] * vals[2],
+                 R[mk, 1, 0] * vals[0] + R[mk, 1, 1] * vals[1] + R[mk, 1, 2] * vals[2],
+                 R[mk, 2, 0] * vals[0] + R[mk, 2, 1] * vals[1] + R[mk, 2, 2] * vals[2])
+            T = (R[mk, 0, 0] * vals[3] + R[mk, 0, 1] * vals[4] + R[mk, 0, 2] * vals[5],
+                 R[mk, 1, 0] * vals[3] + R[mk, 1, 1] * vals[4] + R[mk, 1, 2] * vals[5],
+                 R[mk, 2, 0] * vals[3] + R[mk, 2, 1] * vals[4] + R[mk, 2, 2] * vals[5])
+        else:
+            F = (vals[0], vals[1], vals[2])
+            T = (vals[3], vals[4], vals[5])
+        _point_force(m, mk, q, r, o, F[0], F[1], F[2], 1.0, Q)
+        _torque(m, mk, q, T[0], T[1], T[2], 1.0, Q)
+
+    # marker loads from the input vector u (world axes): u[adr:adr+3] force, u[adr+3:adr+6] torque
+    for k in range(m.marker_body.shape[0]):
+        adr = m.marker_input_adr[k]
+        if adr < 0:
+            continue
+        _point_force(m, k, q, r, o, u[adr], u[adr + 1], u[adr + 2], 1.0, Q)
+        _torque(m, k, q, u[adr + 3], u[adr + 4], u[adr + 5], 1.0, Q)
+
+    # actuators: f(t) + u[slot] > 0 pushes the markers apart
+    for k in range(m.act_mi.shape[0]):
+        mi = m.act_mi[k]
+        mj = m.act_mj[k]
+        e, l, ld = _line(o, vo, mi, mj)
+        f, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.act_fn[k], t)
+        if m.act_input_adr[k] >= 0:
+            f += u[m.act_input_adr[k]]
+        _point_force(m, mj, q, r, o, f * e[0], f * e[1], f * e[2], 1.0, Q)
+        _point_force(m, mi, q, r, o, f * e[0], f * e[1], f * e[2], -1.0, Q)
+        act_out[k, 0] = l
+        act_out[k, 1] = ld
+        act_out[k, 2] = f
+    return V

@@ -1,0 +1,49 @@
+"""ModelArrays: the compiled model as one namedtuple of flat arrays (structure of arrays per element
+family), the only model object kernels see. Built by fmu_mbs.compiler; read-only.
+
+Naming: ``<family>_<quantity>``; marker and body indices are -1 for ground; ``*_fn`` index the
+time-function table (-1 = none); ``*_adr``/``*_len`` address the float pools.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+# body kinds
+POINT_MASS = 0
+PLANAR = 1
+RIGID = 2
+
+# basic constraint row types (seed 004 GCons plus ANGLE and the Euler-parameter normalisation)
+ROW_CD = 0      # c . (o_j - o_i) - f(t)
+ROW_DP1 = 1     # a_i . a_j - f(t)
+ROW_DP2 = 2     # a_i . (o_j - o_i) - f(t)
+ROW_D = 3       # ((o_j - o_i) . (o_j - o_i) - f(t)) / 2
+ROW_ANGLE = 4   # wrap(angle from x_i to x_j about z_i - f(t))
+ROW_NORM = 5    # (p . p - 1) / 2 for a rigid body's Euler parameters
+
+MAX_ROW_COLS = 14  # two rigid bodies of 7 coordinates
+
+# time-function kinds
+FN_CONSTANT = 0     # [value]
+FN_LINEAR = 1       # [initial, rate]
+FN_POLYNOMIAL = 2   # [c0, c1, ...]
+FN_SMOOTH_RAMP = 3  # [t_start, t_end, start_value, end_value]
+FN_HARMONIC = 4     # [amplitude, omega, phase, offset]
+FN_TABLE_LINEAR = 5  # [t_0..t_n-1, v_0..v_n-1], len = 2n
+FN_TABLE_CUBIC = 6   # [t_0..t_n-1, c (4 x (n-1)) descending powers], len = n + 4(n-1)
+
+ModelArrays = namedtuple("ModelArrays", [
+    "dim", "gravity",
+    "body_kind", "body_q_adr", "body_q_num", "body_mass", "body_inertia",
+    "marker_body", "marker_pos", "marker_rot", "marker_input_adr",
+    "row_type", "row_mi", "row_mj", "row_axis_i", "row_axis_j", "row_c", "row_fn",
+    "row_body_i", "row_body_j", "row_cols",
+    "fn_type", "fn_adr", "fn_len", "fn_par",
+    "curve_par",
+    "tsda_mi", "tsda_mj", "tsda_k", "tsda_l0", "tsda_c", "tsda_fn", "tsda_spring", "tsda_damper",
+    "rsda_mi", "rsda_mj", "rsda_k", "rsda_theta0", "rsda_c", "rsda_fn", "rsda_spring", "rsda_damper",
+    "bush_mi", "bush_mj", "bush_k", "bush_c", "bush_kr", "bush_cr",
+    "load_marker", "load_fn", "load_frame",
+    "act_mi", "act_mj", "act_fn", "act_input_adr",
+])

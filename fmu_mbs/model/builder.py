@@ -1,0 +1,166 @@
+"""ModelBuilder: the one way to make a Model (the JSON loader calls it too).
+
+Example::
+
+    b = ModelBuilder("pendulum", dimension=2, gravity=(0.0, -9.81))
+    b.add_point_mass("bob", mass=1.0, position=(1.0, 0.0))
+    b.add_marker("pivot", "ground")
+    b.add_marker("P1", "bob")
+    b.add_joint("rod", "distance", "pivot", "P1", length=1.0)
+    model = b.build()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import ModelError
+from .elements import (
+    GROUND,
+    Actuator,
+    Bushing,
+    Driver,
+    Joint,
+    Marker,
+    Model,
+    PlanarBody,
+    PointLoad,
+    PointMass,
+    RigidBody,
+    RotationalSpringDamper,
+    SpringDamper,
+)
+from .functions import Constant, TimeFunction
+from .validate import model_problems
+
+
+def _vec(v: Sequence[float]) -> tuple[float, ...]:
+    return tuple(float(x) for x in v)
+
+
+def _fn(f: TimeFunction | float) -> TimeFunction:
+    return Constant(float(f)) if isinstance(f, (int, float)) else f
+
+
+def _curve(c) -> tuple[tuple[float, float], ...] | None:
+    return None if c is None else tuple((float(a), float(b)) for a, b in c)
+
+
+def _inertia(inertia) -> tuple[tuple[float, ...], ...]:
+    """3 principal moments, 6 values [Ixx, Iyy, Izz, Ixy, Ixz, Iyz], or a 3x3 matrix -> 3x3 tuple."""
+    rows = list(inertia)
+    if len(rows) == 3 and all(isinstance(r, (int, float)) for r in rows):
+        a, b, c = (float(x) for x in rows)
+        return ((a, 0.0, 0.0), (0.0, b, 0.0), (0.0, 0.0, c))
+    if len(rows) == 6 and all(isinstance(r, (int, float)) for r in rows):
+        ixx, iyy, izz, ixy, ixz, iyz = (float(x) for x in rows)
+        return ((ixx, ixy, ixz), (ixy, iyy, iyz), (ixz, iyz, izz))
+    return tuple(tuple(float(x) for x in r) for r in rows)
+
+
+class ModelBuilder:
+    """Collects elements and produces a validated, immutable Model (SI units throughout)."""
+
+    def __init__(self, name: str, dimension: int = 3, gravity: Sequence[float] | None = None,
+                 description: str = ""):
+        self.name = name
+        self.dimension = int(dimension)
+        if gravity is None:
+            gravity = (0.0, -9.81) if self.dimension == 2 else (0.0, 0.0, -9.81)
+        self.gravity = _vec(gravity)
+        self.description = description
+        self.bodies: list = []
+        self.markers: list[Marker] = []
+        self.joints: list[Joint] = []
+        self.drivers: list[Driver] = []
+        self.forces: list = []
+
+    # bodies ------------------------------------------------------------------------------------
+    def add_rigid_body(self, name: str, mass: float, inertia, position=(0.0, 0.0, 0.0),
+                       orientation=(1.0, 0.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0),
+                       angular_velocity=(0.0, 0.0, 0.0)) -> str:
+        """Spatial rigid body; ``inertia`` about the CM in body axes (3 moments, 6 values or 3x3)."""
+        self.bodies.append(RigidBody(name, float(mass), _inertia(inertia), _vec(position), _vec(orientation),
+                                     _vec(velocity), _vec(angular_velocity)))
+        return name
+
+    def add_planar_body(self, name: str, mass: float, inertia: float, position=(0.0, 0.0), angle: float = 0.0,
+                        velocity=(0.0, 0.0), angular_velocity: float = 0.0) -> str:
+        """Planar rigid body (x, y, theta); ``inertia`` about the CM (kg m^2)."""
+        self.bodies.append(PlanarBody(name, float(mass), float(inertia), _vec(position), float(angle),
+                                      _vec(velocity), float(angular_velocity)))
+        return name
+
+    def add_point_mass(self, name: str, mass: float, position=None, velocity=None) -> str:
+        """Point mass; vectors have the model's dimension."""
+        zero = (0.0,) * self.dimension
+        self.bodies.append(PointMass(name, float(mass), _vec(position if position is not None else zero),
+                                     _vec(velocity if velocity is not None else zero)))
+        return name
+
+    # markers -----------------------------------------------------------------------------------
+    def add_marker(self, name: str, body: str = GROUND, position=None, orientation=(1.0, 0.0, 0.0, 0.0),
+                   angle: float = 0.0) -> str:
+        """Marker at ``position`` in the body frame (planar: ``angle``; spatial: ``orientation``)."""
+        zero = (0.0,) * self.dimension
+        self.markers.append(Marker(name, body, _vec(position if position is not None else zero),
+                                   _vec(orientation), float(angle)))
+        return name
+
+    # joints and drivers ------------------------------------------------------------------------
+    def add_joint(self, name: str, type: str, marker_i: str, marker_j: str, length: float | None = None) -> str:
+        self.joints.append(Joint(name, type, marker_i, marker_j, None if length is None else float(length)))
+        return name
+
+    def add_driver(self, name: str, joint: str, function: TimeFunction | float, coordinate: int = 1) -> str:
+        self.drivers.append(Driver(name, joint, _fn(function), int(coordinate)))
+        return name
+
+    # force elements ----------------------------------------------------------------------------
+    def add_spring_damper(self, name: str, marker_i: str, marker_j: str, stiffness: float = 0.0,
+                          free_length: float = 0.0, damping: float = 0.0, force: TimeFunction | float = 0.0,
+                          spring_curve=None, damper_curve=None) -> str:
+        self.forces.append(SpringDamper(name, marker_i, marker_j, float(stiffness), float(free_length),
+                                        float(damping), _fn(force), _curve(spring_curve), _curve(damper_curve)))
+        return name
+
+    def add_rotational_spring_damper(self, name: str, marker_i: str, marker_j: str, stiffness: float = 0.0,
+                                     free_angle: float = 0.0, damping: float = 0.0,
+                                     torque: TimeFunction | float = 0.0, spring_curve=None,
+                                     damper_curve=None) -> str:
+        self.forces.append(RotationalSpringDamper(name, marker_i, marker_j, float(stiffness), float(free_angle),
+                                                  float(damping), _fn(torque), _curve(spring_curve),
+                                                  _curve(damper_curve)))
+        return name
+
+    def add_bushing(self, name: str, marker_i: str, marker_j: str, stiffness=(0.0, 0.0, 0.0),
+                    damping=(0.0, 0.0, 0.0), rotational_stiffness=(0.0, 0.0, 0.0),
+                    rotational_damping=(0.0, 0.0, 0.0)) -> str:
+        self.forces.append(Bushing(name, marker_i, marker_j, _vec(stiffness), _vec(damping),
+                                   _vec(rotational_stiffness), _vec(rotational_damping)))
+        return name
+
+    def add_point_load(self, name: str, marker: str, force=None, torque=None, frame: str = "world") -> str:
+        """Force (len = dimension) and torque (planar: 1 value, spatial: 3) on a marker."""
+        nf, nt = (2, 1) if self.dimension == 2 else (3, 3)
+        force = force if force is not None else (0.0,) * nf
+        torque = torque if torque is not None else (0.0,) * nt
+        if isinstance(torque, (int, float)):
+            torque = (torque,)
+        self.forces.append(PointLoad(name, marker, tuple(_fn(f) for f in force), tuple(_fn(t) for t in torque),
+                                     frame))
+        return name
+
+    def add_actuator(self, name: str, marker_i: str, marker_j: str, force: TimeFunction | float = 0.0) -> str:
+        self.forces.append(Actuator(name, marker_i, marker_j, _fn(force)))
+        return name
+
+    # result ------------------------------------------------------------------------------------
+    def build(self) -> Model:
+        """The validated Model; raises ModelError listing every problem found."""
+        model = Model(self.name, self.dimension, self.gravity, tuple(self.bodies), tuple(self.markers),
+                      tuple(self.joints), tuple(self.drivers), tuple(self.forces), self.description)
+        problems = model_problems(model)
+        if problems:
+            raise ModelError(problems, self.name)
+        return model

@@ -1,0 +1,250 @@
+"""The elements a user describes: frozen dataclasses, SI units, one class per element kind.
+
+Conventions (as in Adams): a model is planar (``dimension`` 2, vectors have 2 components, angles are
+scalars about z) or spatial (``dimension`` 3, vectors have 3 components, orientations are unit
+quaternions [w, x, y, z]). Every body's frame sits at its centre of mass. Joints and force elements
+connect two markers, ``marker_i`` (base) and ``marker_j`` (follower); a joint's coordinate measures the
+motion of ``marker_j`` relative to ``marker_i``: rotation about, or translation along, the z axis of
+``marker_i`` (spatial) or its x axis for a planar prismatic joint. Each field's unit is in its metadata.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .functions import Constant, TimeFunction
+
+GROUND = "ground"
+
+Vec = tuple[float, ...]
+
+
+def param(unit: str, doc: str, default=None, **kw):
+    """A dataclass field with its SI unit and documentation (read by the docs and the JSON writer)."""
+    meta = {"unit": unit, "doc": doc}
+    if default is None:
+        return field(metadata=meta, **kw)
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: default, metadata=meta, **kw)
+    return field(default=default, metadata=meta, **kw)
+
+
+# --- bodies -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RigidBody:
+    """Spatial rigid body in the r-p formulation (reference point at the CM, Euler parameters)."""
+
+    name: str
+    mass: float = param("kg", "mass")
+    inertia: tuple[Vec, Vec, Vec] = param("kg*m^2", "inertia tensor about the CM, body axes (3x3)")
+    position: Vec = param("m", "initial CM position, world", (0.0, 0.0, 0.0))
+    orientation: Vec = param("1", "initial orientation, unit quaternion [w, x, y, z]", (1.0, 0.0, 0.0, 0.0))
+    velocity: Vec = param("m/s", "initial CM velocity, world", (0.0, 0.0, 0.0))
+    angular_velocity: Vec = param("rad/s", "initial angular velocity, world", (0.0, 0.0, 0.0))
+
+
+@dataclass(frozen=True)
+class PlanarBody:
+    """Planar rigid body with coordinates (x, y, theta) of its CM frame."""
+
+    name: str
+    mass: float = param("kg", "mass")
+    inertia: float = param("kg*m^2", "moment of inertia about the CM, z axis")
+    position: Vec = param("m", "initial CM position [x, y]", (0.0, 0.0))
+    angle: float = param("rad", "initial angle of the body frame", 0.0)
+    velocity: Vec = param("m/s", "initial CM velocity [vx, vy]", (0.0, 0.0))
+    angular_velocity: float = param("rad/s", "initial angular velocity", 0.0)
+
+
+@dataclass(frozen=True)
+class PointMass:
+    """Point mass (particle): translation only, 2 or 3 coordinates by the model's dimension."""
+
+    name: str
+    mass: float = param("kg", "mass")
+    position: Vec = param("m", "initial position, world", (0.0, 0.0, 0.0))
+    velocity: Vec = param("m/s", "initial velocity, world", (0.0, 0.0, 0.0))
+
+
+Body = RigidBody | PlanarBody | PointMass
+
+
+# --- markers ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A point and a frame on a body (or on ground), where joints, forces and FMU ports attach.
+
+    Spatial models use ``orientation`` (quaternion of the marker frame in the body frame);
+    planar models use ``angle`` (rotation of the marker frame about z)."""
+
+    name: str
+    body: str = param("", "body name, or 'ground'", GROUND)
+    position: Vec = param("m", "origin in the body frame", (0.0, 0.0, 0.0))
+    orientation: Vec = param("1", "frame in the body frame, unit quaternion [w, x, y, z] (spatial)",
+                             (1.0, 0.0, 0.0, 0.0))
+    angle: float = param("rad", "frame angle in the body frame (planar)", 0.0)
+
+
+# --- joints and drivers -------------------------------------------------------------------------
+
+#: joint types per dimension, with the basic constraints they are built from (see compiler/joints.py)
+JOINT_TYPES_3D = ("revolute", "spherical", "prismatic", "cylindrical", "universal", "fixed", "planar",
+                  "distance", "point_on_line")
+JOINT_TYPES_2D = ("revolute", "prismatic", "fixed", "distance", "point_on_line")
+#: the coordinates a joint type measures, in order (a driver's ``coordinate`` indexes this, 1-based)
+JOINT_COORDINATES = {"revolute": ("rotation",), "prismatic": ("translation",),
+                     "cylindrical": ("translation", "rotation")}
+#: joint types whose constraints involve the marker frames' axes (not allowed on point masses)
+ORIENTING_JOINTS = ("revolute", "prismatic", "cylindrical", "universal", "fixed", "planar")
+
+
+@dataclass(frozen=True)
+class Joint:
+    """A kinematic joint between ``marker_i`` and ``marker_j`` (types: JOINT_TYPES_3D / _2D).
+
+    Axes (spatial): revolute/cylindrical/prismatic about or along z_i (z_j kept parallel);
+    universal: cross axes z_i and z_j (perpendicular); planar: origin_j in the x-y plane of marker_i,
+    z_j parallel to z_i; point_on_line: origin_j on the z axis of marker_i; distance: |origin_j -
+    origin_i| = length. Planar models: revolute (pin), prismatic (slides along x_i), fixed, distance,
+    point_on_line (origin_j on the x axis of marker_i)."""
+
+    name: str
+    type: str
+    marker_i: str
+    marker_j: str
+    length: float | None = field(default=None, metadata={"unit": "m", "doc": "rod length (distance joint only)"})
+
+
+@dataclass(frozen=True)
+class Driver:
+    """Prescribes coordinate ``coordinate`` (1-based) of ``joint`` as a function of time (m or rad)."""
+
+    name: str
+    joint: str
+    function: TimeFunction = param("m|rad", "prescribed coordinate s(t)", Constant(0.0))
+    coordinate: int = param("", "which joint coordinate (1-based)", 1)
+
+
+# --- force elements -----------------------------------------------------------------------------
+
+Curve = tuple[tuple[float, float], ...]
+
+
+@dataclass(frozen=True)
+class SpringDamper:
+    """TSDA (seed 004 / Haug p. 445): f = k (l - l0) + c ldot + h(t), positive in tension, acting along
+    the line between the marker origins. ``spring_curve`` (deflection l - l0 -> force) replaces k and
+    ``damper_curve`` (ldot -> force) replaces c; curves are piecewise linear, extrapolated linearly."""
+
+    name: str
+    marker_i: str
+    marker_j: str
+    stiffness: float = param("N/m", "k", 0.0)
+    free_length: float = param("m", "l0, zero-force length", 0.0)
+    damping: float = param("N*s/m", "c", 0.0)
+    force: TimeFunction = param("N", "actuator term h(t), positive in tension", Constant(0.0))
+    spring_curve: Curve | None = field(default=None, metadata={"unit": "m, N", "doc": "[[l - l0, f], ...]"})
+    damper_curve: Curve | None = field(default=None, metadata={"unit": "m/s, N", "doc": "[[ldot, f], ...]"})
+
+
+@dataclass(frozen=True)
+class RotationalSpringDamper:
+    """RSDA (seed 004 / Haug p. 448): torque n = k (theta - theta0) + c thetadot + h(t) about z_i, with
+    theta the angle from x_i to x_j about z_i (turns counted); it acts to reduce theta on marker_j's
+    body and oppositely on marker_i's body. Curves as in SpringDamper (angle and rate in rad, rad/s)."""
+
+    name: str
+    marker_i: str
+    marker_j: str
+    stiffness: float = param("N*m/rad", "k", 0.0)
+    free_angle: float = param("rad", "theta0", 0.0)
+    damping: float = param("N*m*s/rad", "c", 0.0)
+    torque: TimeFunction = param("N*m", "actuator term h(t)", Constant(0.0))
+    spring_curve: Curve | None = field(default=None, metadata={"unit": "rad, N*m", "doc": "[[theta - theta0, n], ...]"})
+    damper_curve: Curve | None = field(default=None, metadata={"unit": "rad/s, N*m", "doc": "[[thetadot, n], ...]"})
+
+
+@dataclass(frozen=True)
+class Bushing:
+    """6-DOF bushing: force -K d - C d' and torque -Kr phi - Cr w on marker_j, with d the displacement of
+    origin_j from origin_i and phi the small-angle rotation of marker_j relative to marker_i, both in
+    marker_i axes (planar: x, y and the rotation about z). The reaction acts on marker_i."""
+
+    name: str
+    marker_i: str
+    marker_j: str
+    stiffness: Vec = param("N/m", "translational stiffness per marker_i axis", (0.0, 0.0, 0.0))
+    damping: Vec = param("N*s/m", "translational damping per marker_i axis", (0.0, 0.0, 0.0))
+    rotational_stiffness: Vec = param("N*m/rad", "rotational stiffness per axis", (0.0, 0.0, 0.0))
+    rotational_damping: Vec = param("N*m*s/rad", "rotational damping per axis", (0.0, 0.0, 0.0))
+
+
+@dataclass(frozen=True)
+class PointLoad:
+    """Force at the origin of ``marker`` and torque on its body (world axes, or marker axes if
+    ``frame`` is "marker"). Components are numbers or time functions. Planar: force [Fx, Fy], torque [Tz]."""
+
+    name: str
+    marker: str
+    force: tuple[TimeFunction, ...] = param("N", "force components", ())
+    torque: tuple[TimeFunction, ...] = param("N*m", "torque components", ())
+    frame: str = param("", "'world' or 'marker'", "world")
+
+
+@dataclass(frozen=True)
+class Actuator:
+    """Translational actuator between two marker origins: force f(t) > 0 pushes them apart.
+    The natural FMU port for a hydraulic cylinder (input f, outputs length and speed)."""
+
+    name: str
+    marker_i: str
+    marker_j: str
+    force: TimeFunction = param("N", "actuator force, positive extending", Constant(0.0))
+
+
+ForceElement = SpringDamper | RotationalSpringDamper | Bushing | PointLoad | Actuator
+
+FORCE_KINDS: dict[str, type] = {
+    "spring_damper": SpringDamper,
+    "rotational_spring_damper": RotationalSpringDamper,
+    "bushing": Bushing,
+    "point_load": PointLoad,
+    "actuator": Actuator,
+}
+BODY_KINDS: dict[str, type] = {"rigid": RigidBody, "planar": PlanarBody, "point_mass": PointMass}
+
+
+# --- the model ----------------------------------------------------------------------------------
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Model:
+    """A complete, validated model description (build it with ModelBuilder or load_model)."""
+
+    name: str
+    dimension: int
+    gravity: Vec
+    bodies: tuple[Body, ...] = ()
+    markers: tuple[Marker, ...] = ()
+    joints: tuple[Joint, ...] = ()
+    drivers: tuple[Driver, ...] = ()
+    forces: tuple[ForceElement, ...] = ()
+    description: str = ""
+
+    @property
+    def planar(self) -> bool:
+        return self.dimension == 2
+
+    def element(self, name: str):
+        """The element called ``name`` (any kind); KeyError if there is none."""
+        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces):
+            for el in group:
+                if el.name == name:
+                    return el
+        raise KeyError(f"model '{self.name}' has no element '{name}'")

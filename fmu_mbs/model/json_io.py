@@ -1,0 +1,187 @@
+"""Versioned JSON <-> Model. Loading goes through ModelBuilder, so a loaded model and a built model
+are the same structure; ``model_to_dict`` writes every field, so save -> load is an exact round trip.
+The format is documented in docs/model-format.md."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import MISSING, fields
+from pathlib import Path
+from typing import Any
+
+from ..errors import ModelError
+from .builder import ModelBuilder
+from .elements import BODY_KINDS, FORCE_KINDS, FORMAT_VERSION, Model
+from .functions import TimeFunction, function_from_dict, function_to_dict
+
+FORMAT_TAG = "fmu-mbs-model"
+_TOP_FIELDS = {"format", "format_version", "name", "description", "dimension", "gravity", "bodies", "markers",
+               "joints", "drivers", "forces"}
+_BODY_TAG = {cls: tag for tag, cls in BODY_KINDS.items()}
+_FORCE_TAG = {cls: tag for tag, cls in FORCE_KINDS.items()}
+_FUNCTION_FIELDS = {"function", "force", "torque"}
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _element_dict(el, tag: str | None, skip: tuple[str, ...] = ()) -> dict:
+    out: dict = {"name": el.name}
+    if tag is not None:
+        out["type"] = tag
+    for f in fields(el):
+        if f.name in ("name",) + skip:
+            continue
+        value = getattr(el, f.name)
+        if value is None:
+            continue
+        if f.name in _FUNCTION_FIELDS:
+            value = [function_to_dict(v) for v in value] if isinstance(value, tuple) else function_to_dict(value)
+        out[f.name] = _plain(value)
+    return out
+
+
+def model_to_dict(model: Model) -> dict:
+    """The JSON structure of ``model`` (every field written, defaults included)."""
+    marker_skip = ("orientation",) if model.planar else ("angle",)
+    return {
+        "format": FORMAT_TAG,
+        "format_version": FORMAT_VERSION,
+        "name": model.name,
+        "description": model.description,
+        "dimension": model.dimension,
+        "gravity": list(model.gravity),
+        "bodies": [_element_dict(b, _BODY_TAG[type(b)]) for b in model.bodies],
+        "markers": [_element_dict(m, None, marker_skip) for m in model.markers],
+        "joints": [_element_dict(j, None) for j in model.joints],
+        "drivers": [_element_dict(d, None) for d in model.drivers],
+        "forces": [_element_dict(f, _FORCE_TAG[type(f)]) for f in model.forces],
+    }
+
+
+def save_model(model: Model, path: str | Path) -> None:
+    """Write ``model`` as JSON (UTF-8, 2-space indent)."""
+    Path(path).write_text(json.dumps(model_to_dict(model), indent=2) + "\n", encoding="utf-8")
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+def _kwargs(cls, data: dict, where: str, problems: list[str], ignore=("name", "type")) -> dict | None:
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(data) - set(known) - set(ignore))
+    if unknown:
+        problems.append(f"{where}: unknown field(s) {unknown} (known: {sorted(set(known) - {'name'})})")
+        return None
+    missing = [n for n, f in known.items() if n not in data and f.default is MISSING
+               and f.default_factory is MISSING and n not in ignore]
+    if missing:
+        problems.append(f"{where}: missing field(s) {missing}")
+        return None
+    kwargs = {}
+    for k, v in data.items():
+        if k in ignore:
+            continue
+        if k in _FUNCTION_FIELDS:
+            v = [function_from_dict(x, f"{where} '{k}'") for x in v] if isinstance(v, list) else \
+                function_from_dict(v, f"{where} '{k}'")
+        kwargs[k] = v
+    return kwargs
+
+
+def model_from_dict(data: dict) -> Model:
+    """Build a Model from its JSON structure; raises ModelError listing every problem."""
+    if not isinstance(data, dict):
+        raise ModelError("the top level of a model file must be a JSON object")
+    name = data.get("name", "")
+    problems: list[str] = []
+    if data.get("format", FORMAT_TAG) != FORMAT_TAG:
+        problems.append(f"model: 'format' must be {FORMAT_TAG!r}, got {data.get('format')!r}")
+    version = data.get("format_version", FORMAT_VERSION)
+    if version != FORMAT_VERSION:
+        problems.append(f"model: format_version {version!r} is not supported (this release reads {FORMAT_VERSION})")
+    unknown = sorted(set(data) - _TOP_FIELDS)
+    if unknown:
+        problems.append(f"model: unknown top-level field(s) {unknown}")
+    for req in ("name", "dimension"):
+        if req not in data:
+            problems.append(f"model: missing field '{req}'")
+    if problems:
+        raise ModelError(problems, name)
+
+    b = ModelBuilder(name, int(data["dimension"]), data.get("gravity"), data.get("description", ""))
+
+    def each(section: str):
+        items = data.get(section, [])
+        if not isinstance(items, list):
+            problems.append(f"model: '{section}' must be a list")
+            return
+        for k, item in enumerate(items):
+            if not isinstance(item, dict) or "name" not in item:
+                problems.append(f"{section}[{k}]: must be an object with a 'name'")
+                continue
+            yield item
+
+    calls = []
+    for item in each("bodies"):
+        where = f"body '{item['name']}'"
+        cls = BODY_KINDS.get(item.get("type"))
+        if cls is None:
+            problems.append(f"{where}: 'type' must be one of {sorted(BODY_KINDS)}, got {item.get('type')!r}")
+            continue
+        kw = _kwargs(cls, item, where, problems)
+        if kw is not None:
+            adder = {"rigid": b.add_rigid_body, "planar": b.add_planar_body, "point_mass": b.add_point_mass}
+            calls.append((where, adder[item["type"]], item["name"], kw))
+    for section, adder, cls_name in (("markers", b.add_marker, "Marker"), ("joints", b.add_joint, "Joint"),
+                                     ("drivers", b.add_driver, "Driver")):
+        from . import elements
+        cls = getattr(elements, cls_name)
+        for item in each(section):
+            where = f"{section[:-1]} '{item['name']}'"
+            ignore = ("name",) if section == "joints" else ("name", "type")
+            kw = _kwargs(cls, item, where, problems, ignore=ignore)
+            if kw is not None:
+                calls.append((where, adder, item["name"], kw))
+    force_adders = {"spring_damper": b.add_spring_damper, "rotational_spring_damper": b.add_rotational_spring_damper,
+                    "bushing": b.add_bushing, "point_load": b.add_point_load, "actuator": b.add_actuator}
+    for item in each("forces"):
+        where = f"force element '{item['name']}'"
+        cls = FORCE_KINDS.get(item.get("type"))
+        if cls is None:
+            problems.append(f"{where}: 'type' must be one of {sorted(FORCE_KINDS)}, got {item.get('type')!r}")
+            continue
+        kw = _kwargs(cls, item, where, problems)
+        if kw is not None:
+            calls.append((where, force_adders[item["type"]], item["name"], kw))
+
+    for where, adder, el_name, kw in calls:
+        try:
+            adder(el_name, **kw)
+        except (TypeError, ValueError) as exc:
+            problems.append(f"{where}: {exc}")
+    if problems:
+        raise ModelError(problems, name)
+    return b.build()
+
+
+def load_model(source: str | Path | dict) -> Model:
+    """Load a model from a JSON file path or an already parsed dict."""
+    if isinstance(source, dict):
+        return model_from_dict(source)
+    path = Path(source)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(f"model file '{path}' does not exist") from None
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"model file '{path}' is not valid JSON: line {exc.lineno}, column {exc.colno}: "
+                         f"{exc.msg}") from None
+    return model_from_dict(data)
+
+
+__all__ = ["load_model", "save_model", "model_to_dict", "model_from_dict", "TimeFunction"]

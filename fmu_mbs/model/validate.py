@@ -1,0 +1,251 @@
+"""Collects every problem of a model, each naming the element, the field and the problem."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .elements import (
+    GROUND,
+    JOINT_COORDINATES,
+    JOINT_TYPES_2D,
+    JOINT_TYPES_3D,
+    ORIENTING_JOINTS,
+    Actuator,
+    Bushing,
+    Model,
+    PlanarBody,
+    PointLoad,
+    PointMass,
+    RigidBody,
+    RotationalSpringDamper,
+    SpringDamper,
+)
+from .functions import function_problems
+
+UNIT_TOL = 1e-6  # allowed | |q| - 1 | of a quaternion
+
+
+def _finite(values) -> bool:
+    try:
+        return bool(np.all(np.isfinite(np.asarray(values, dtype=float))))
+    except (TypeError, ValueError):
+        return False
+
+
+def _vector_problems(where: str, field: str, value, n: int) -> list[str]:
+    if len(value) != n:
+        return [f"{where}: '{field}' needs {n} components, got {len(value)}"]
+    if not _finite(value):
+        return [f"{where}: '{field}' has a non-finite component"]
+    return []
+
+
+def _quaternion_problems(where: str, field: str, q) -> list[str]:
+    problems = _vector_problems(where, field, q, 4)
+    if not problems and abs(math.sqrt(sum(x * x for x in q)) - 1.0) > UNIT_TOL:
+        problems.append(f"{where}: '{field}' must be a unit quaternion [w, x, y, z], |q| = "
+                        f"{math.sqrt(sum(x * x for x in q)):.9g}")
+    return problems
+
+
+def _inertia_problems(where: str, inertia) -> list[str]:
+    try:
+        J = np.asarray(inertia, dtype=float)
+    except (TypeError, ValueError):
+        return [f"{where}: 'inertia' must be a 3x3 matrix of numbers"]
+    if J.shape != (3, 3) or not np.all(np.isfinite(J)):
+        return [f"{where}: 'inertia' must be a finite 3x3 matrix, got shape {J.shape}"]
+    scale = max(np.abs(J).max(), 1e-300)
+    if np.abs(J - J.T).max() > 1e-9 * scale:
+        return [f"{where}: 'inertia' is not symmetric"]
+    moments = np.linalg.eigvalsh(J)
+    if moments[0] <= 0.0:
+        return [f"{where}: 'inertia' is not positive definite (principal moments {moments.round(12).tolist()})"]
+    a, b, c = moments
+    if a + b < c * (1.0 - 1e-9):
+        return [f"{where}: 'inertia' violates the triangle inequality: principal moments {a:.6g} + {b:.6g} "
+                f"< {c:.6g}"]
+    return []
+
+
+def _curve_problems(where: str, field: str, curve) -> list[str]:
+    if curve is None:
+        return []
+    if len(curve) < 2:
+        return [f"{where}: '{field}' needs at least 2 points"]
+    if not _finite(curve):
+        return [f"{where}: '{field}' has a non-finite value"]
+    xs = [p[0] for p in curve]
+    if any(b <= a for a, b in zip(xs, xs[1:])):
+        return [f"{where}: '{field}' abscissae must be strictly increasing"]
+    return []
+
+
+def model_problems(model: Model) -> list[str]:
+    """Every problem of ``model`` as a list of messages (empty if the model is valid)."""
+    p: list[str] = []
+    dim = model.dimension
+    if dim not in (2, 3):
+        return [f"model '{model.name}': 'dimension' must be 2 (planar) or 3 (spatial), got {dim}"]
+    if not model.name:
+        p.append("model: 'name' must not be empty")
+    p += _vector_problems("model", "gravity", model.gravity, dim)
+
+    # names: one namespace, since every element name prefixes its output channels
+    seen: dict[str, str] = {}
+    groups = (("body", model.bodies), ("marker", model.markers), ("joint", model.joints),
+              ("driver", model.drivers), ("force element", model.forces))
+    for kind, group in groups:
+        for el in group:
+            name = el.name
+            if not name or not isinstance(name, str):
+                p.append(f"{kind} {name!r}: names must be non-empty strings")
+            elif name == GROUND or name in ("energy", "solver", "time"):
+                p.append(f"{kind} '{name}': the name '{name}' is reserved")
+            elif name in seen:
+                p.append(f"{kind} '{name}': duplicate name (already used by a {seen[name]})")
+            elif any(ch in name for ch in ".[] \t"):
+                p.append(f"{kind} '{name}': names may not contain '.', '[', ']' or spaces")
+            else:
+                seen[name] = kind
+
+    bodies = {b.name: b for b in model.bodies}
+    for b in model.bodies:
+        w = f"body '{b.name}'"
+        if not (isinstance(b.mass, float) and math.isfinite(b.mass) and b.mass > 0.0):
+            p.append(f"{w}: 'mass' must be positive and finite, got {b.mass}")
+        if isinstance(b, RigidBody):
+            if dim != 3:
+                p.append(f"{w}: a rigid (spatial) body is not allowed in a planar model; use a planar body")
+                continue
+            p += _inertia_problems(w, b.inertia)
+            p += _vector_problems(w, "position", b.position, 3)
+            p += _quaternion_problems(w, "orientation", b.orientation)
+            p += _vector_problems(w, "velocity", b.velocity, 3)
+            p += _vector_problems(w, "angular_velocity", b.angular_velocity, 3)
+        elif isinstance(b, PlanarBody):
+            if dim != 2:
+                p.append(f"{w}: a planar body is not allowed in a spatial model; use a rigid body")
+                continue
+            if not (math.isfinite(b.inertia) and b.inertia > 0.0):
+                p.append(f"{w}: 'inertia' must be positive and finite, got {b.inertia}")
+            p += _vector_problems(w, "position", b.position, 2)
+            p += _vector_problems(w, "velocity", b.velocity, 2)
+            if not (math.isfinite(b.angle) and math.isfinite(b.angular_velocity)):
+                p.append(f"{w}: 'angle' and 'angular_velocity' must be finite")
+        elif isinstance(b, PointMass):
+            p += _vector_problems(w, "position", b.position, dim)
+            p += _vector_problems(w, "velocity", b.velocity, dim)
+
+    markers = {m.name: m for m in model.markers}
+    for m in model.markers:
+        w = f"marker '{m.name}'"
+        if m.body != GROUND and m.body not in bodies:
+            p.append(f"{w}: body '{m.body}' is not defined")
+        p += _vector_problems(w, "position", m.position, dim)
+        if dim == 3:
+            p += _quaternion_problems(w, "orientation", m.orientation)
+            if m.angle != 0.0:
+                p.append(f"{w}: 'angle' is for planar models; use 'orientation' in a spatial model")
+        else:
+            if tuple(m.orientation) != (1.0, 0.0, 0.0, 0.0):
+                p.append(f"{w}: 'orientation' is for spatial models; use 'angle' in a planar model")
+            if not math.isfinite(m.angle):
+                p.append(f"{w}: 'angle' must be finite")
+
+    def body_of(marker_name: str) -> str | None:
+        m = markers.get(marker_name)
+        return None if m is None else m.body
+
+    def check_pair(w: str, mi: str, mj: str) -> bool:
+        ok = True
+        for field, mk in (("marker_i", mi), ("marker_j", mj)):
+            if mk not in markers:
+                p.append(f"{w}: '{field}' refers to marker '{mk}', which is not defined")
+                ok = False
+        if ok and body_of(mi) == body_of(mj):
+            p.append(f"{w}: markers '{mi}' and '{mj}' are on the same body '{body_of(mi)}'")
+            ok = False
+        return ok
+
+    joints = {j.name: j for j in model.joints}
+    allowed = JOINT_TYPES_2D if dim == 2 else JOINT_TYPES_3D
+    for j in model.joints:
+        w = f"joint '{j.name}'"
+        if j.type not in allowed:
+            p.append(f"{w}: type '{j.type}' is not a {'planar' if dim == 2 else 'spatial'} joint type "
+                     f"(known: {', '.join(allowed)})")
+            continue
+        if not check_pair(w, j.marker_i, j.marker_j):
+            continue
+        if j.type == "distance":
+            if j.length is None or not (math.isfinite(j.length) and j.length > 0.0):
+                p.append(f"{w}: a distance joint needs a positive 'length', got {j.length}")
+        elif j.length is not None:
+            p.append(f"{w}: 'length' applies to distance joints only")
+        if j.type in ORIENTING_JOINTS and not (dim == 2 and j.type == "revolute"):
+            for mk in (j.marker_i, j.marker_j):
+                if isinstance(bodies.get(body_of(mk)), PointMass):
+                    p.append(f"{w}: a {j.type} joint constrains orientation, but marker '{mk}' is on point "
+                             f"mass '{body_of(mk)}', which has none")
+
+    driven: dict[tuple[str, int], str] = {}
+    for d in model.drivers:
+        w = f"driver '{d.name}'"
+        j = joints.get(d.joint)
+        if j is None:
+            p.append(f"{w}: joint '{d.joint}' is not defined")
+            continue
+        coords = JOINT_COORDINATES.get(j.type, ())
+        if not 1 <= d.coordinate <= len(coords):
+            have = f"coordinates 1..{len(coords)}" if coords else "no coordinate"
+            p.append(f"{w}: joint '{d.joint}' of type '{j.type}' has {have}; cannot drive coordinate "
+                     f"{d.coordinate}")
+            continue
+        key = (d.joint, d.coordinate)
+        if key in driven:
+            p.append(f"{w}: coordinate {d.coordinate} of joint '{d.joint}' is already driven by '{driven[key]}'")
+        driven[key] = d.name
+        p += function_problems(d.function, w)
+
+    for f in model.forces:
+        w = f"force element '{f.name}'"
+        if isinstance(f, PointLoad):
+            if f.marker not in markers:
+                p.append(f"{w}: 'marker' refers to marker '{f.marker}', which is not defined")
+            nf, nt = (2, 1) if dim == 2 else (3, 3)
+            if len(f.force) != nf:
+                p.append(f"{w}: 'force' needs {nf} components, got {len(f.force)}")
+            if len(f.torque) != nt:
+                p.append(f"{w}: 'torque' needs {nt} component(s), got {len(f.torque)}")
+            for k, fn in enumerate(f.force + f.torque):
+                p += function_problems(fn, f"{w} component {k + 1}")
+            if f.frame not in ("world", "marker"):
+                p.append(f"{w}: 'frame' must be 'world' or 'marker', got {f.frame!r}")
+            continue
+        check_pair(w, f.marker_i, f.marker_j)
+        if isinstance(f, (SpringDamper, RotationalSpringDamper)):
+            for field in ("stiffness", "damping"):
+                v = getattr(f, field)
+                if not (math.isfinite(v) and v >= 0.0):
+                    p.append(f"{w}: '{field}' must be finite and >= 0, got {v}")
+            if isinstance(f, SpringDamper) and not (math.isfinite(f.free_length) and f.free_length >= 0.0):
+                p.append(f"{w}: 'free_length' must be finite and >= 0, got {f.free_length}")
+            if isinstance(f, RotationalSpringDamper) and dim == 3:
+                for mk in (f.marker_i, f.marker_j):
+                    if isinstance(bodies.get(body_of(mk)), PointMass):
+                        p.append(f"{w}: marker '{mk}' is on a point mass, which cannot take a torque")
+            p += _curve_problems(w, "spring_curve", f.spring_curve)
+            p += _curve_problems(w, "damper_curve", f.damper_curve)
+            p += function_problems(f.force if isinstance(f, SpringDamper) else f.torque, w)
+        elif isinstance(f, Bushing):
+            for field in ("stiffness", "damping", "rotational_stiffness", "rotational_damping"):
+                v = getattr(f, field)
+                p += _vector_problems(w, field, v, 3)
+                if len(v) == 3 and _finite(v) and min(v) < 0.0:
+                    p.append(f"{w}: '{field}' must be >= 0, got {list(v)}")
+        elif isinstance(f, Actuator):
+            p += function_problems(f.force, w)
+    return p
