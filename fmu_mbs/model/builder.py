@@ -75,6 +75,23 @@ class ModelBuilder:
         self.drivers: list[Driver] = []
         self.forces: list = []
 
+    @classmethod
+    def from_model(cls, model: Model, name: str | None = None) -> ModelBuilder:
+        """A builder holding every element of ``model``, to extend or modify (e.g. add a driver)."""
+        b = cls(name or model.name, model.dimension, model.gravity, model.description)
+        b.bodies, b.markers, b.joints = list(model.bodies), list(model.markers), list(model.joints)
+        b.drivers, b.forces = list(model.drivers), list(model.forces)
+        return b
+
+    def remove(self, name: str) -> None:
+        """Remove the element called ``name`` (any kind); KeyError if there is none."""
+        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces):
+            for el in group:
+                if el.name == name:
+                    group.remove(el)
+                    return
+        raise KeyError(f"builder '{self.name}' has no element '{name}'")
+
     # bodies ------------------------------------------------------------------------------------
     def add_rigid_body(self, name: str, mass: float, inertia, position=(0.0, 0.0, 0.0),
                        orientation=(1.0, 0.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0),

@@ -51,7 +51,8 @@ class PlanarBody:
 
     name: str
     mass: float = param("kg", "mass")
-    inertia: float = param("kg*m^2", "moment of inertia about the CM, z axis")
+    inertia: float = param("kg*m^2", "moment of inertia about the CM, z axis (0 allowed for a point mass "
+                                      "whose rotation the joints determine)")
     position: Vec = param("m", "initial CM position [x, y]", (0.0, 0.0))
     angle: float = param("rad", "initial angle of the body frame", 0.0)
     velocity: Vec = param("m/s", "initial CM velocity [vx, vy]", (0.0, 0.0))

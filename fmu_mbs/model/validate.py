@@ -129,8 +129,9 @@ def model_problems(model: Model) -> list[str]:
             if dim != 2:
                 p.append(f"{w}: a planar body is not allowed in a spatial model; use a rigid body")
                 continue
-            if not (math.isfinite(b.inertia) and b.inertia > 0.0):
-                p.append(f"{w}: 'inertia' must be positive and finite, got {b.inertia}")
+            # zero is allowed: a point mass at the frame origin whose rotation joints determine
+            if not (math.isfinite(b.inertia) and b.inertia >= 0.0):
+                p.append(f"{w}: 'inertia' must be finite and >= 0, got {b.inertia}")
             p += _vector_problems(w, "position", b.position, 2)
             p += _vector_problems(w, "velocity", b.velocity, 2)
             if not (math.isfinite(b.angle) and math.isfinite(b.angular_velocity)):

@@ -1,0 +1,119 @@
+"""Assembly: the configuration closest to the user's positions that satisfies Phi(q, t) = 0, then
+consistent velocities, accelerations and multipliers (seed 000 ch. 3, least-squares Newton-Raphson
+eq. 3.15; step halving when ||Phi|| does not decrease).
+
+Redundant constraints are handled by minimum-norm (pseudo-inverse) steps; the report gives the
+degrees of freedom n_q - rank(Phi_q) and the rows found dependent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..compiler import CompiledModel
+from ..errors import AssemblyError
+from .evaluate import Evaluator
+from .linear import independent_rows, min_norm_multipliers, solve_kkt
+
+POSITION_TOL = 1e-10   # max |Phi| accepted (m, or rad for angle rows)
+
+
+@dataclass
+class AssemblyResult:
+    """A consistent state at time t: positions, velocities, accelerations and multipliers (SI)."""
+
+    t: float
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    lam: np.ndarray
+    dof: int
+    redundant: list[str] = field(default_factory=list)   # labels of dependent constraint rows
+    iterations: int = 0
+    residual: float = 0.0
+
+
+def _worst_rows(cm: CompiledModel, phi: np.ndarray, k: int = 3) -> str:
+    order = np.argsort(-np.abs(phi))[:k]
+    return ", ".join(f"{cm.row_label[i]} = {phi[i]:.3g}" for i in order if abs(phi[i]) > POSITION_TOL)
+
+
+def assemble_positions(ev: Evaluator, t: float, q_guess: np.ndarray, tol: float = POSITION_TOL,
+                       max_iter: int = 100) -> tuple[np.ndarray, int]:
+    """Newton-Raphson with minimum-norm steps dq = -pinv(Phi_q) Phi and step halving; returns (q, iterations).
+    Raises AssemblyError naming the worst constraint rows when the constraints cannot be met."""
+    cm = ev.cm
+    q = np.array(q_guess, dtype=float)
+    if cm.n_rows == 0:
+        return q, 0
+    phi = ev.constraints(t, q).copy()
+    norm = np.linalg.norm(phi)
+    for it in range(1, max_iter + 1):
+        if np.max(np.abs(phi)) <= tol:
+            return q, it - 1
+        dq = -np.linalg.lstsq(ev.J, phi, rcond=None)[0]
+        if not np.all(np.isfinite(dq)):
+            break
+        step = 1.0
+        for _ in range(30):
+            q_try = q + step * dq
+            phi_try = ev.constraints(t, q_try).copy()
+            if np.all(np.isfinite(phi_try)) and np.linalg.norm(phi_try) < norm * (1.0 - 1e-4 * step):
+                break
+            step *= 0.5
+        else:
+            # no decrease along the Newton direction: accept a small step if it is converged enough
+            break
+        q, phi, norm = q_try, phi_try, np.linalg.norm(phi_try)
+    if np.max(np.abs(phi)) <= tol:
+        return q, max_iter
+    raise AssemblyError(f"model '{cm.model.name}': constraints cannot be satisfied at t = {t:g} s "
+                        f"(max |Phi| = {np.max(np.abs(phi)):.3g} after Newton-Raphson); worst rows: "
+                        f"{_worst_rows(cm, phi)}")
+
+
+def solve_velocities(ev: Evaluator, t: float, q: np.ndarray, qd_guess: np.ndarray) -> np.ndarray:
+    """Velocities closest to ``qd_guess`` with Phi_q qd = nu (minimum-norm correction)."""
+    if ev.cm.n_rows == 0:
+        return np.array(qd_guess, dtype=float)
+    ev.constraints(t, q, qd_guess)
+    resid = ev.nu - ev.J @ qd_guess
+    return qd_guess + np.linalg.lstsq(ev.J, resid, rcond=None)[0]
+
+
+def solve_dynamics(ev: Evaluator, t: float, q: np.ndarray, qd: np.ndarray,
+                   rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Accelerations and multipliers from M qdd + Phi_q^T lam = Q, Phi_q qdd = gamma (index-1 form,
+    seed 002 eq. 4.8 with the sign of eq. 4.4). With redundant rows, qdd uses the independent rows and
+    lam is the minimum-norm solution of Phi_q^T lam = Q - M qdd."""
+    M = ev.mass(q).copy()
+    Q = ev.forces(t, q, qd).copy()
+    ev.constraints(t, q, qd)
+    J = ev.J.copy()
+    if rows is None:
+        rows, redundant = independent_rows(J)
+    else:
+        redundant = np.setdiff1d(np.arange(J.shape[0]), rows)
+    qdd, lam = solve_kkt(M, J, Q, ev.gamma, rows)
+    if len(redundant):
+        lam = min_norm_multipliers(J, Q - M @ qdd)
+    return qdd, lam
+
+
+def assemble(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, qd: np.ndarray | None = None,
+             evaluator: Evaluator | None = None, tol: float = POSITION_TOL) -> AssemblyResult:
+    """Full assembly at time t from the model's initial values (or given q, qd): positions, velocities,
+    and, where the mass matrix allows, accelerations and multipliers of the forward dynamics."""
+    ev = evaluator or Evaluator(cm)
+    q_a, iters = assemble_positions(ev, t, cm.q0 if q is None else q, tol)
+    qd_a = solve_velocities(ev, t, q_a, cm.qd0 if qd is None else qd)
+    ev.constraints(t, q_a, qd_a)
+    J = ev.J.copy()
+    rows, redundant = independent_rows(J)
+    dof = cm.n_q - len(rows)
+    qdd, lam = solve_dynamics(ev, t, q_a, qd_a, rows)
+    return AssemblyResult(t=t, q=q_a, qd=qd_a, qdd=qdd, lam=lam, dof=dof,
+                          redundant=[cm.row_label[i] for i in redundant], iterations=iters,
+                          residual=float(np.max(np.abs(ev.phi))) if cm.n_rows else 0.0)
