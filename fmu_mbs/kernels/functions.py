@@ -92,13 +92,7 @@ def eval_time_function(fn_type, fn_adr, fn_len, fn_par, k, t):
     if kind == FN_TABLE_CUBIC:
         m = (n + 4) // 5  # n = m + 4 (m - 1)
         if t <= p[a]:
-            i = 0
-            x = 0.0
-            c0 = p[a + m]
-            c1 = p[a + m + (m - 1)]
-            c2 = p[a + m + 2 * (m - 1)]
-            c3 = p[a + m + 3 * (m - 1)]
-            return c3, 0.0, 0.0
+            return p[a + m + 3 * (m - 1)], 0.0, 0.0  # constant coefficient of the first interval
         if t >= p[a + m - 1]:
             i = m - 2
             x = p[a + m - 1] - p[a + i]

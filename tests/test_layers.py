@@ -1,0 +1,71 @@
+"""The architecture holds: each layer imports only from layers below it; numba lives only in kernels/."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parents[1] / "fmu_mbs"
+LAYERS = ["model", "compiler", "kernels", "analyses", "adapters", "cosim"]
+# kernels sit below the compiler in data flow but the compiler may use kernel constants and small helpers
+ALLOWED = {
+    "model": set(),
+    "kernels": set(),
+    "compiler": {"model", "kernels"},
+    "analyses": {"model", "compiler", "kernels"},
+    "adapters": {"model", "compiler", "kernels", "analyses"},
+    "cosim": {"model", "compiler", "kernels", "analyses", "adapters"},
+}
+
+
+def _imports(path: Path) -> set[str]:
+    """fmu_mbs sub-packages imported by a module (absolute or relative imports)."""
+    tree = ast.parse(path.read_text())
+    rel = path.relative_to(PKG).parts
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(rel[:-1])[: len(rel) - node.level]
+                parts = base + (node.module.split(".") if node.module else [])
+            else:
+                parts = node.module.split(".")[1:] if node.module and node.module.startswith("fmu_mbs") else []
+            if parts:
+                found.add(parts[0])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("fmu_mbs."):
+                    found.add(alias.name.split(".")[1])
+    return found
+
+
+def test_layers_import_only_downwards():
+    bad = []
+    for layer in LAYERS:
+        for path in (PKG / layer).rglob("*.py") if (PKG / layer).exists() else []:
+            for imported in _imports(path) & set(LAYERS):
+                if imported != layer and imported not in ALLOWED[layer]:
+                    bad.append(f"{path.relative_to(PKG)} imports {imported}")
+    assert not bad, "layer violations:\n" + "\n".join(bad)
+
+
+def test_numba_only_in_kernels_and_always_cached():
+    bad = []
+    for path in PKG.rglob("*.py"):
+        text = path.read_text()
+        in_kernels = path.parent.name == "kernels"
+        if ("@njit" in text or "@jit" in text or "jitclass" in text) and not in_kernels:
+            bad.append(f"{path.relative_to(PKG)}: numba outside kernels/")
+        if in_kernels:
+            tree = ast.parse(text)
+            for node in ast.walk(tree):
+                if isinstance(node, ast.FunctionDef):
+                    for dec in node.decorator_list:
+                        if isinstance(dec, ast.Call) and getattr(dec.func, "id", "") == "njit":
+                            if not any(k.arg == "cache" and getattr(k.value, "value", False) for k in dec.keywords):
+                                bad.append(f"{path.name}:{node.name} lacks cache=True")
+                        elif getattr(dec, "id", "") == "njit":
+                            bad.append(f"{path.name}:{node.name} lacks cache=True")
+            if "jitclass" in text:
+                bad.append(f"{path.name}: jitclass")
+    assert not bad, "\n".join(bad)
