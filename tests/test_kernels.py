@@ -14,6 +14,7 @@ from fmu_mbs.kernels.functions import eval_curve, eval_time_function
 from fmu_mbs.kernels.model_arrays import RIGID
 from fmu_mbs.model import ModelBuilder
 from fmu_mbs.model.functions import Harmonic, Linear, Polynomial, SmoothRamp, Table
+
 from models_for_tests import every_joint_planar, every_joint_spatial
 
 EPS = 1e-6   # central differences: truncation O(EPS^2) ~ 1e-12 times the third derivative, round-off ~1e-16/EPS

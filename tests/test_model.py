@@ -10,6 +10,7 @@ import pytest
 
 from fmu_mbs.errors import ModelError
 from fmu_mbs.model import ModelBuilder, load_model, model_from_dict, model_to_dict, save_model
+
 from models_for_tests import every_joint_planar, every_joint_spatial
 
 MODELS = sorted(Path(__file__).resolve().parents[1].joinpath("models").glob("*.json"))
