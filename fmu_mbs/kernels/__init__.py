@@ -1,8 +1,17 @@
 """Layer 3: numba kernels. Arrays in, arrays out, SI units, no Python objects.
 
-Importing this package points numba's cache at a folder keyed by a hash of every kernel source
-file (unless NUMBA_CACHE_DIR is set), so a change in one kernel module can never leave another
-module's cached machine code stale (see shared numba-spike: stale caches across modules).
+Caching: every kernel module uses ``@njit(cache=True)``. Importing this package registers a numba cache locator
+for the files of this folder only: their cache lives in ``<cache root>/numba-<package>-<hash>``, where the hash
+covers every kernel source file and the numba version, and <package> is the import name of this copy of the
+library (numba's cached environments record module names). So
+
+- a change in one kernel module can never leave another module's cached code stale (numba itself only checks
+  the calling function's own file; see the shared numba spike), and
+- the cache does not depend on where the package sits: an FMU that ships this package in its resources (under a
+  name derived from the same content hash) and is extracted to a new temporary folder on every run still finds
+  the code compiled by an earlier run.
+
+The cache root is ``$FMU_MBS_CACHE_DIR`` or ``$XDG_CACHE_HOME/fmu-mbs`` (default ``~/.cache/fmu-mbs``).
 """
 
 from __future__ import annotations
@@ -13,10 +22,12 @@ from pathlib import Path
 
 import numba
 
+_KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+
 
 def _kernel_source_hash() -> str:
     h = hashlib.sha1(numba.__version__.encode())
-    for path in sorted(Path(__file__).parent.glob("*.py")):
+    for path in sorted(Path(_KERNEL_DIR).glob("*.py")):
         h.update(path.name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
@@ -26,8 +37,39 @@ def kernel_cache_dir() -> str:
     """Folder that holds the compiled kernels of this exact kernel source."""
     base = os.environ.get("FMU_MBS_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "fmu-mbs")
-    return os.path.join(base, "numba-" + _kernel_source_hash())
+    # numba's cached environments record the importing module's name, so the package name is part of the key
+    return os.path.join(base, f"numba-{__name__.split('.')[0]}-{_kernel_source_hash()}")
 
 
-if not os.environ.get("NUMBA_CACHE_DIR"):
-    numba.config.CACHE_DIR = kernel_cache_dir()
+def _register_cache_locator() -> None:
+    try:
+        from numba.core import caching
+    except ImportError:  # pragma: no cover - numba without the caching module: default behaviour
+        return
+    cache_dir = kernel_cache_dir()
+
+    class KernelCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+        """Cache path keyed by the kernel sources' content, independent of the package location."""
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+
+        def get_cache_path(self):
+            return cache_dir
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if os.path.dirname(os.path.abspath(py_file)) != _KERNEL_DIR:
+                return None
+            self = cls(py_func, py_file)
+            try:
+                self.ensure_cache_path()
+            except OSError:
+                return None  # read-only location: numba falls back to its other locators
+            return self
+
+    caching.CacheImpl._locator_classes.insert(0, KernelCacheLocator)
+
+
+_register_cache_locator()
