@@ -8,7 +8,6 @@ import numpy as np
 
 from ..kernels import model_arrays as ma
 from ..kernels.model_arrays import MAX_ROW_COLS, ModelArrays
-from ..kernels.rotation import quat_to_matrix
 from ..model.elements import (
     GROUND,
     JOINT_COORDINATES,
@@ -40,9 +39,12 @@ def _rot_z(angle: float) -> np.ndarray:
 
 
 def _quat_matrix(q) -> np.ndarray:
-    out = np.empty((3, 3))
-    quat_to_matrix(np.asarray(q, dtype=float), out)
-    return out
+    """Rotation matrix of a unit quaternion [w, x, y, z] (numpy twin of kernels.rotation.quat_to_matrix, so that
+    compiling a model never triggers a JIT compile)."""
+    e0, e1, e2, e3 = np.asarray(q, dtype=float) / np.linalg.norm(q)
+    return np.array([[2 * (e0 * e0 + e1 * e1) - 1, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
+                     [2 * (e1 * e2 + e0 * e3), 2 * (e0 * e0 + e2 * e2) - 1, 2 * (e2 * e3 - e0 * e1)],
+                     [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), 2 * (e0 * e0 + e3 * e3) - 1]])
 
 
 class _Rows:
