@@ -84,6 +84,7 @@ def test_bad_references_and_duplicates_are_named():
     b.add_joint("sph", "spherical", "g", "p")
     b.add_driver("d2", "sph", 0.0)                  # spherical has no coordinate
     b.add_spring_damper("s", "g", "p", stiffness=-1.0)
+    b.add_marker("pin-A", "link")                   # not an identifier
     text = _problems(b.build)
     for expected in ("marker 'p': duplicate name",
                      "marker 'q': body 'nobody' is not defined",
@@ -92,7 +93,8 @@ def test_bad_references_and_duplicates_are_named():
                      "joint 'j3': markers 'p' and 'p' are on the same body 'link'",
                      "driver 'd1': joint 'nojoint' is not defined",
                      "driver 'd2': joint 'sph' of type 'spherical' has no coordinate",
-                     "force element 's': 'stiffness' must be finite and >= 0"):
+                     "force element 's': 'stiffness' must be finite and >= 0",
+                     "marker 'pin-A': names must be identifiers"):
         assert expected in text, expected
 
 

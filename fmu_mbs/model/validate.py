@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from .elements import (
 from .functions import function_problems
 
 UNIT_TOL = 1e-6  # allowed | |q| - 1 | of a quaternion
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _finite(values) -> bool:
@@ -106,8 +108,9 @@ def model_problems(model: Model) -> list[str]:
                 p.append(f"{kind} '{name}': the name '{name}' is reserved")
             elif name in seen:
                 p.append(f"{kind} '{name}': duplicate name (already used by a {seen[name]})")
-            elif any(ch in name for ch in ".[] \t"):
-                p.append(f"{kind} '{name}': names may not contain '.', '[', ']' or spaces")
+            elif not _IDENTIFIER.fullmatch(name):
+                p.append(f"{kind} '{name}': names must be identifiers (letters, digits, '_'; not starting with a "
+                         f"digit), since they prefix FMU variable and CSV column names")
             else:
                 seen[name] = kind
 

@@ -1,0 +1,273 @@
+"""The ``fmu-mbs`` command line: ``fmu-mbs <verb> MODEL.json [options]``.
+
+Verbs: check, assemble, kinematics, statics, inverse, simulate. Each analysis writes a CSV recording
+(``<model name>_<verb>.csv`` in the current folder unless ``--out``), with a ``time`` column and one
+column per channel (model/names.py), SI units. Errors print one message and exit with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..errors import FmuMbsError
+
+_EXAMPLES = {   # verb: (command, what it does)
+    "check": ("fmu-mbs check models/fourbar.json",
+              "validate, compile and assemble the model; print its size, degrees of freedom and redundant rows"),
+    "assemble": ("fmu-mbs assemble models/fourbar.json --out fourbar_t0.csv",
+                 "one CSV row: positions, velocities, accelerations, reactions and energies of the assembled state"),
+    "kinematics": ("fmu-mbs kinematics fourbar_driven.json --t-end 2 --step 0.01 --plot pin_O4.s 'B_coupler.r[*]'",
+                   "kinematics of a fully driven model (here models/fourbar.json plus a driver on joint pin_O2);\n"
+                   "writes fourbar_kinematics.csv and, with --plot, fourbar_kinematics.png"),
+    "statics": ("fmu-mbs statics fourbar_driven.json --out fourbar_static.csv",
+                "static equilibrium under gravity and the applied loads; '<driver>.f' columns hold the efforts"),
+    "inverse": ("fmu-mbs inverse fourbar_driven.json --t-end 2 --step 0.01 --plot motor.f",
+                "inverse dynamics of a fully driven model: driver efforts '<driver>.f', reactions '<joint>.F[k]'"),
+    "simulate": ("fmu-mbs simulate models/pendulum.json --t-end 10 --step 0.001 --plot 'P1.r[*]' energy.total",
+                 "forward dynamics from the assembled initial state with the default integrator (alf)"),
+}
+
+
+def _example(verb: str) -> str:
+    command, what = _EXAMPLES[verb]
+    return "example:\n  " + command + "\n      " + what.replace("\n", "\n      ")
+
+
+class CliError(Exception):
+    """A user error found by the command line itself (unknown channel, bad option value)."""
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not value > 0.0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def _load(path: str):
+    """Load, validate and compile the model file at ``path``."""
+    from ..compiler import compile_model
+    from ..model import load_model
+    return compile_model(load_model(path))
+
+
+def _echo(args, text: str) -> None:
+    """Messages go to stdout, or to stderr when the CSV itself goes to stdout."""
+    print(text, file=sys.stderr if args.out == "-" else sys.stdout)
+
+
+def _count(n: int, word: str) -> str:
+    plural = word[:-1] + "ies" if word.endswith("y") else word + "s"
+    return f"{n} {word if n == 1 else plural}"
+
+
+# --- verbs ----------------------------------------------------------------------------------------
+
+def cmd_check(args) -> int:
+    from ..analyses.assembly import assemble
+    from ..model.names import channels, input_channels
+    cm = _load(args.model)
+    model = cm.model
+    res = assemble(cm)
+    counts = ", ".join(_count(len(group), word) for group, word in (
+        (model.bodies, "body"), (model.markers, "marker"), (model.joints, "joint"), (model.drivers, "driver"),
+        (model.forces, "force element")))
+    print(f"model '{model.name}' ({'planar' if model.planar else 'spatial'}): {counts}")
+    print(f"  coordinates n_q = {cm.n_q}, constraint rows = {cm.n_rows}, degrees of freedom = {res.dof}, "
+          f"redundant rows = {len(res.redundant)}")
+    for label in res.redundant:
+        print(f"    redundant: {label}")
+    print(f"  assembled at t = 0 s in {res.iterations} Newton iterations, max |Phi| = {res.residual:.3g}")
+    print(f"  interface: {len(channels(model))} output channels, {len(input_channels(model))} inputs")
+    print("ok")
+    return 0
+
+
+def cmd_assemble(args) -> int:
+    from ..analyses.assembly import assemble
+    from ..analyses.trajectory import Trajectory
+    cm = _load(args.model)
+    res = assemble(cm, t=args.time)
+    traj = Trajectory.single(res.t, res.q, res.qd, res.qdd, res.lam, analysis="assembly",
+                             iterations=res.iterations, residual=res.residual)
+    _record(args, cm, traj, "assemble", [])
+    return 0
+
+
+def cmd_statics(args) -> int:
+    from ..analyses.statics import statics
+    cm = _load(args.model)
+    traj = statics(cm, t=args.time)
+    _record(args, cm, traj, "statics", [])
+    return 0
+
+
+def _history(verb: str, run: Callable) -> Callable:
+    """A verb that runs a time-history analysis ``run(cm, args, progress)`` with a progress bar."""
+    def cmd(args) -> int:
+        t_start = getattr(args, "t_start", 0.0)
+        if not args.t_end > t_start:
+            raise CliError(f"--t-end ({args.t_end:g} s) must be after the start time ({t_start:g} s)")
+        cm = _load(args.model)
+        plotted = _plot_selection(args, cm)
+        from .progress import ProgressBar
+        bar = ProgressBar(verb, force=args.progress == "always", enabled=args.progress != "never")
+        with bar:
+            traj = run(cm, args, bar)
+        _record(args, cm, traj, verb, plotted)
+        return 0
+    return cmd
+
+
+def _run_kinematics(cm, args, progress):
+    from ..analyses.kinematics import kinematics
+    return kinematics(cm, args.t_end, args.step, t_start=args.t_start, progress=progress)
+
+
+def _run_inverse(cm, args, progress):
+    from ..analyses.inverse import inverse_dynamics
+    return inverse_dynamics(cm, args.t_end, args.step, t_start=args.t_start, progress=progress)
+
+
+def _run_simulate(cm, args, progress):
+    from ..analyses.simulate import simulate
+    extra = {} if args.output_step is None else {"output_step": args.output_step}
+    return simulate(cm, args.t_end, args.step, integrator=args.integrator, progress=progress, **extra)
+
+
+# --- output ---------------------------------------------------------------------------------------
+
+def _plot_selection(args, cm) -> list[str]:
+    """Channels asked for by --plot, checked before a long run (and matplotlib found)."""
+    if not getattr(args, "plot", None):
+        return []
+    from ..model.names import channel_names
+    from .plot import _figure_classes, select_channels
+    try:
+        chosen = select_channels(args.plot, channel_names(cm.model))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    _figure_classes()
+    return chosen
+
+
+def _record(args, cm, traj, verb: str, plotted: Sequence[str]) -> None:
+    from ..model.names import channels
+    from .recording import write_trajectory
+    stem = f"{cm.model.name}_{verb}"
+    out = args.out or f"{stem}.csv"
+    values = write_trajectory(out, cm, traj)
+    t = np.asarray(traj.t)
+    span = f"t = {t[0]:g} s" if len(t) == 1 else f"t = {t[0]:g} .. {t[-1]:g} s"
+    _echo(args, f"{verb}: {_count(len(t), 'row')}, {span}, {values.shape[1]} channels -> "
+                f"{'standard output' if out == '-' else out}")
+    if plotted:
+        from .plot import plot_channels
+        chans = channels(cm.model)
+        index = {c.name: k for k, c in enumerate(chans)}
+        png = args.plot_file or f"{stem}.png"
+        plot_channels(png, t, {n: values[:, index[n]] for n in plotted}, {c.name: c.unit for c in chans},
+                      title=f"{cm.model.name}: {verb}")
+        _echo(args, f"plot: {_count(len(plotted), 'channel')} -> {png}")
+
+
+# --- parser ---------------------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fmu-mbs", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Multibody analyses of fmu-mbs model files (JSON). Results are CSV recordings in SI units.",
+        epilog="examples:\n" + "\n".join(f"  {cmd}" for cmd, _ in _EXAMPLES.values())
+        + "\n\nrun 'fmu-mbs VERB --help' for the options and a worked example of one verb")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--traceback", action="store_true", help="show the full traceback of an error")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
+
+    def verb(name: str, func: Callable, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text, epilog=_example(name),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.add_argument("model", metavar="MODEL", help="model file (JSON)")
+        p.set_defaults(func=func)
+        return p
+
+    def output(p: argparse.ArgumentParser, history: bool) -> None:
+        p.add_argument("--out", metavar="F.csv", help="CSV file to write ('-' = standard output); "
+                       "default <model name>_<verb>.csv in the current folder")
+        if history:
+            p.add_argument("--t-end", type=float, required=True, metavar="T", help="end time (s)")
+            p.add_argument("--step", type=_positive, required=True, metavar="H", help="time step (s)")
+            p.add_argument("--plot", nargs="+", metavar="CH", help="channels to plot against time "
+                           "(exact names or wildcards, e.g. 'crank.r[*]')")
+            p.add_argument("--plot-file", metavar="F.png", help="PNG file; default <model name>_<verb>.png")
+            p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                           help="progress bar on stderr: auto (only on a terminal), always or never")
+
+    verb("check", cmd_check, "validate, compile and assemble a model; print its size and degrees of freedom")
+    p = verb("assemble", cmd_assemble, "assemble the model and write the state as a one-row CSV")
+    p.add_argument("--time", type=float, default=0.0, metavar="T", help="time of the assembly (s), default 0")
+    output(p, history=False)
+    p = verb("kinematics", _history("kinematics", _run_kinematics), "kinematic analysis of a fully driven model")
+    output(p, history=True)
+    p.add_argument("--t-start", type=float, default=0.0, metavar="T", help="start time (s), default 0")
+    p = verb("statics", cmd_statics, "static equilibrium; one-row CSV")
+    p.add_argument("--time", type=float, default=0.0, metavar="T", help="time of the equilibrium (s), default 0")
+    output(p, history=False)
+    p = verb("inverse", _history("inverse", _run_inverse), "inverse dynamics of a fully driven model")
+    output(p, history=True)
+    p.add_argument("--t-start", type=float, default=0.0, metavar="T", help="start time (s), default 0")
+    p = verb("simulate", _history("simulate", _run_simulate), "forward dynamics (time integration)")
+    output(p, history=True)
+    p.add_argument("--integrator", default="alf", metavar="NAME", help="integrator name, default alf")
+    p.add_argument("--output-step", type=_positive, metavar="H", help="interval between CSV rows (s); "
+                   "default every step")
+    return parser
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("fmu-mbs")
+    except Exception:  # noqa: BLE001 - not installed as a distribution
+        return "unknown"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``fmu-mbs`` and ``python -m fmu_mbs``; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ModuleNotFoundError as exc:
+        if args.traceback or not (exc.name or "").startswith("fmu_mbs"):
+            raise
+        print(f"fmu-mbs: error: '{args.verb}' needs module {exc.name}, which this installation lacks",
+              file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("fmu-mbs: interrupted", file=sys.stderr)
+        return 130
+    except (FmuMbsError, CliError, ImportError, ValueError, np.linalg.LinAlgError) as exc:
+        if args.traceback:
+            raise
+        print(f"fmu-mbs: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:                  # e.g. 'fmu-mbs ... --out - | head': stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as exc:
+        if args.traceback:
+            raise
+        where = f"'{exc.filename}': " if exc.filename else ""
+        print(f"fmu-mbs: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["main", "build_parser", "CliError"]

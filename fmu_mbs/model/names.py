@@ -1,0 +1,149 @@
+"""Interface names: the one place that names every output channel and input of a model.
+
+CSV columns and FMU variables both come from here, so they are the same names. Names are dotted
+and 1-based like Modelica (``crank.r[1]``, ``pin_O2.sd``, ``energy.total``); every value is SI and its
+unit string is usable in an FMI 2.0 UnitDefinition (``UNITS`` gives the base-unit exponents).
+
+Outputs, in this order:
+
+- every marker ``m``: ``m.r[1..3]`` origin position (m), ``m.v[1..3]`` origin velocity (m/s),
+  ``m.a[1..3]`` origin acceleration (m/s2), ``m.q[1..4]`` orientation quaternion of the marker frame
+  [w, x, y, z] (1), ``m.w[1..3]`` angular velocity (rad/s); world axes; planar models have z = 0 and a
+  quaternion about z.
+- every joint ``j``: ``j.s``, ``j.sd`` for revolute and prismatic joints (rad, rad/s or m, m/s),
+  ``j.s[1..2]``, ``j.sd[1..2]`` for cylindrical joints (translation, rotation); then the reaction
+  ``j.F[1..3]`` (N) and ``j.T[1..3]`` (N.m) on marker_j's body about marker_j's origin (analyses/reactions.py).
+- every driver ``d``: ``d.f`` effort along the driven coordinate (N or N.m).
+- force elements: spring_damper ``length, speed, f``; rotational_spring_damper ``angle, speed, T``;
+  bushing ``F[1..3], T[1..3]`` (on marker_j); actuator ``length, speed, force`` (``force`` rather than
+  ``f``, because ``<actuator>.f`` is the actuator's input and an FMU needs unique names).
+- ``energy.kinetic``, ``energy.potential`` (gravity and springs), ``energy.total`` (J);
+  ``solver.iterations``, ``solver.residual`` (1).
+
+Inputs (``input_channels``), in the order of CompiledModel.input_names: ``<actuator>.f`` (N), then for
+every marker ``<m>.F[1..3]`` (N) and ``<m>.T[1..3]`` (N.m), world axes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .elements import JOINT_COORDINATES, Actuator, Bushing, Model, RotationalSpringDamper, SpringDamper
+
+#: FMI 2.0 BaseUnit exponents of every unit used by a channel
+UNITS: dict[str, dict[str, int]] = {
+    "m": {"m": 1},
+    "m/s": {"m": 1, "s": -1},
+    "m/s2": {"m": 1, "s": -2},
+    "rad": {"rad": 1},
+    "rad/s": {"rad": 1, "s": -1},
+    "N": {"kg": 1, "m": 1, "s": -2},
+    "N.m": {"kg": 1, "m": 2, "s": -2},
+    "J": {"kg": 1, "m": 2, "s": -2},
+    "1": {},
+}
+
+#: (position, velocity, effort) units of a joint coordinate kind
+_COORDINATE_UNITS = {"rotation": ("rad", "rad/s", "N.m"), "translation": ("m", "m/s", "N")}
+
+_DESCRIPTIONS = {
+    "r": "origin position", "v": "origin velocity", "a": "origin acceleration", "q": "orientation quaternion",
+    "w": "angular velocity", "s": "joint coordinate", "sd": "joint coordinate rate", "F": "force", "T": "torque",
+    "f": "force", "length": "length", "speed": "rate of length", "angle": "angle", "force": "force",
+    "kinetic": "kinetic energy", "potential": "potential energy (gravity and springs)",
+    "total": "total mechanical energy", "iterations": "solver iterations", "residual": "solver residual",
+}
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One named scalar: ``element.quantity[index]`` (index 1-based; 0 for a scalar quantity).
+    ``kind`` is the element family: marker, joint, driver, spring_damper, rotational_spring_damper,
+    bushing, actuator, energy or solver."""
+
+    name: str
+    unit: str
+    element: str
+    quantity: str
+    index: int = 0
+    kind: str = ""
+
+    @property
+    def description(self) -> str:
+        """A short human description (for FMU variable descriptions and plot legends)."""
+        what = _DESCRIPTIONS.get(self.quantity, self.quantity)
+        if self.kind in ("energy", "solver"):
+            return what
+        comp = f", component {self.index}" if self.index else ""
+        return f"{what} of {self.kind.replace('_', ' ')} '{self.element}'{comp}"
+
+
+def _vector(element: str, quantity: str, unit: str, n: int, kind: str) -> list[Channel]:
+    return [Channel(f"{element}.{quantity}[{k}]", unit, element, quantity, k, kind) for k in range(1, n + 1)]
+
+
+def _scalar(element: str, quantity: str, unit: str, kind: str) -> Channel:
+    return Channel(f"{element}.{quantity}", unit, element, quantity, 0, kind)
+
+
+def marker_channels(name: str) -> list[Channel]:
+    """r, v, a, q, w of one marker (16 channels)."""
+    return (_vector(name, "r", "m", 3, "marker") + _vector(name, "v", "m/s", 3, "marker")
+            + _vector(name, "a", "m/s2", 3, "marker") + _vector(name, "q", "1", 4, "marker")
+            + _vector(name, "w", "rad/s", 3, "marker"))
+
+
+def joint_coordinate_channels(name: str, joint_type: str) -> list[Channel]:
+    """s and sd of a joint: scalars for one coordinate, 1-based vectors for two; none for other types."""
+    coords = JOINT_COORDINATES.get(joint_type, ())
+    if len(coords) == 1:
+        pos, vel, _ = _COORDINATE_UNITS[coords[0]]
+        return [_scalar(name, "s", pos, "joint"), _scalar(name, "sd", vel, "joint")]
+    s = [Channel(f"{name}.s[{k}]", _COORDINATE_UNITS[c][0], name, "s", k, "joint") for k, c in enumerate(coords, 1)]
+    sd = [Channel(f"{name}.sd[{k}]", _COORDINATE_UNITS[c][1], name, "sd", k, "joint")
+          for k, c in enumerate(coords, 1)]
+    return s + sd
+
+
+def channels(model: Model) -> list[Channel]:
+    """Every output channel of ``model``, in the documented order (see the module docstring)."""
+    out: list[Channel] = []
+    for mk in model.markers:
+        out += marker_channels(mk.name)
+    joint_types = {}
+    for j in model.joints:
+        joint_types[j.name] = j.type
+        out += joint_coordinate_channels(j.name, j.type)
+        out += _vector(j.name, "F", "N", 3, "joint") + _vector(j.name, "T", "N.m", 3, "joint")
+    for d in model.drivers:
+        coord = JOINT_COORDINATES[joint_types[d.joint]][d.coordinate - 1]
+        out.append(_scalar(d.name, "f", _COORDINATE_UNITS[coord][2], "driver"))
+    for f in model.forces:
+        if isinstance(f, SpringDamper):
+            out += [_scalar(f.name, "length", "m", "spring_damper"), _scalar(f.name, "speed", "m/s", "spring_damper"),
+                    _scalar(f.name, "f", "N", "spring_damper")]
+        elif isinstance(f, RotationalSpringDamper):
+            kind = "rotational_spring_damper"
+            out += [_scalar(f.name, "angle", "rad", kind), _scalar(f.name, "speed", "rad/s", kind),
+                    _scalar(f.name, "T", "N.m", kind)]
+        elif isinstance(f, Bushing):
+            out += _vector(f.name, "F", "N", 3, "bushing") + _vector(f.name, "T", "N.m", 3, "bushing")
+        elif isinstance(f, Actuator):
+            out += [_scalar(f.name, "length", "m", "actuator"), _scalar(f.name, "speed", "m/s", "actuator"),
+                    _scalar(f.name, "force", "N", "actuator")]
+    out += [_scalar("energy", q, "J", "energy") for q in ("kinetic", "potential", "total")]
+    out += [_scalar("solver", "iterations", "1", "solver"), _scalar("solver", "residual", "1", "solver")]
+    return out
+
+
+def input_channels(model: Model) -> list[Channel]:
+    """Every input of ``model``: actuator forces, then a force and a torque per marker (world axes)."""
+    out = [_scalar(f.name, "f", "N", "actuator") for f in model.forces if isinstance(f, Actuator)]
+    for mk in model.markers:
+        out += _vector(mk.name, "F", "N", 3, "marker") + _vector(mk.name, "T", "N.m", 3, "marker")
+    return out
+
+
+def channel_names(model: Model) -> list[str]:
+    """Names of ``channels(model)``."""
+    return [c.name for c in channels(model)]
