@@ -30,6 +30,8 @@ _EXAMPLES = {   # verb: (command, what it does)
                 "inverse dynamics of a fully driven model: driver efforts '<driver>.f', reactions '<joint>.F[k]'"),
     "simulate": ("fmu-mbs simulate models/pendulum.json --t-end 10 --step 0.001 --plot 'P1.r[*]' energy.total",
                  "forward dynamics from the assembled initial state with the default integrator (alf)"),
+    "build": ("fmu-mbs build models/pendulum.json -o dist",
+              "build FMI 2.0 co-simulation FMUs (dist/<name>.fmu); without a model, every models/*.json"),
 }
 
 
@@ -67,6 +69,13 @@ def _count(n: int, word: str) -> str:
 
 
 # --- verbs ----------------------------------------------------------------------------------------
+
+def cmd_build(args) -> int:
+    from .fmu_build import build_all
+    for path in build_all(args.models, args.out):
+        print(f"built {path}")
+    return 0
+
 
 def cmd_check(args) -> int:
     from ..analyses.assembly import assemble
@@ -225,6 +234,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--integrator", default="alf", metavar="NAME", help="integrator name, default alf")
     p.add_argument("--output-step", type=_positive, metavar="H", help="interval between CSV rows (s); "
                    "default every step")
+    p = sub.add_parser("build", help=_EXAMPLES["build"][1], description=_EXAMPLES["build"][1],
+                       epilog=_example("build"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("models", nargs="*", metavar="MODEL", help="model files (JSON); default models/*.json")
+    p.add_argument("-o", "--out", default="dist", metavar="DIR", help="output folder, default dist")
+    p.set_defaults(func=cmd_build)
     return parser
 
 
@@ -250,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fmu-mbs: interrupted", file=sys.stderr)
         return 130
-    except (FmuMbsError, CliError, ImportError, ValueError, np.linalg.LinAlgError) as exc:
+    except (FmuMbsError, CliError, ImportError, ValueError, RuntimeError, np.linalg.LinAlgError) as exc:
         if args.traceback:
             raise
         print(f"fmu-mbs: error: {exc}", file=sys.stderr)

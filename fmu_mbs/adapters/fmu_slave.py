@@ -1,0 +1,268 @@
+"""MbsSlave: the one generic pythonfmu slave behind every fmu-mbs FMU (FMI 2.0 co-simulation).
+
+It reads ``model.json`` from the FMU resources, registers the variables named by ``model/names.py`` (the same
+names as the CSV columns), and integrates with the ALF integrator in substeps of at most ``solver.h``.
+
+- Inputs (``<actuator>.f``, ``<marker>.F[1..3]``, ``<marker>.T[1..3]``) are **held** over a communication step
+  (``solver.input_interpolation = 0``, default) or ramped **linearly** from their value at the previous
+  communication point to the value set for this step (``= 1``; each substep uses the value at its end).
+- Parameters (fixed, set before initialization): ``g[k]``, ``solver.h`` (s), ``solver.tolerance`` (Newton
+  tolerance, m or rad), ``solver.penalty`` (penalty factor), ``solver.integrator`` (0 = ALF),
+  ``solver.input_interpolation``.
+- FMU state get/set/serialize captures the complete solver state (integrator state, inputs, outputs and the
+  output evaluator's turn counters), so restore-and-replay is bit-identical.
+- Any failure in a step (divergence, singular matrix, NaN input) is written to the FMI log with its reason and
+  traceback, the state goes back to the start of the step, and doStep returns fmi2Discard; it never crashes
+  the host. pythonfmu 0.7.0 turns every Python exception into fmi2Fatal and frees the instance, and ignores the
+  result of exitInitializationMode, so no method here raises: a failed initialization (bad parameter, model
+  that cannot be assembled) is logged at error level with its reason, and every later doStep returns
+  fmi2Discard with the same reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import pickle
+import traceback
+import uuid
+from pathlib import Path
+from xml.etree.ElementTree import Element, SubElement
+
+import numpy as np
+from pythonfmu import Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real
+from pythonfmu.enums import Fmi2Status
+
+from ..analyses.assembly import assemble
+from ..analyses.channels import ChannelEvaluator
+from ..analyses.integrators.alf import ALFIntegrator
+from ..compiler import compile_model
+from ..errors import FmuMbsError
+from ..model import load_model
+from ..model.names import UNITS, channels, input_channels
+
+INTEGRATORS = {0: "alf"}
+
+#: references to the FMU entry scripts' module dicts (see the KEEPALIVE note in adapters/fmu_build.py)
+KEEPALIVE: list = []
+
+
+class UnitReal(Real):
+    """A pythonfmu Real with a unit attribute."""
+
+    def __init__(self, name: str, unit: str | None = None, **kwargs):
+        super().__init__(name, **kwargs)
+        self.unit = unit
+
+    def to_xml(self) -> Element:
+        el = super().to_xml()
+        if self.unit:
+            el.find("Real").set("unit", self.unit)
+        return el
+
+
+class MbsSlave(Fmi2Slave):
+    """Generic co-simulation slave of an fmu-mbs model (see the module docstring)."""
+
+    author = "fmu-mbs"
+    MODEL_FILE = "model.json"
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        path = Path(self.resources or ".") / self.MODEL_FILE
+        text = path.read_text(encoding="utf-8")
+        self.model = load_model(path)
+        self.description = self.model.description or f"fmu-mbs model {self.model.name}"
+        self.guid = uuid.uuid5(uuid.NAMESPACE_URL, "fmu-mbs:" + __name__.split(".")[0] + ":"
+                               + hashlib.sha1(text.encode()).hexdigest())
+        dim = self.model.dimension
+        self.gravity = np.array(list(self.model.gravity), dtype=float)
+        self.h = 1e-3
+        self.tolerance = 1e-10
+        self.penalty = 1e7
+        self.integrator_kind = 0
+        self.input_interpolation = 0
+        self.t_start = 0.0
+        self._outputs = channels(self.model)
+        self._inputs = input_channels(self.model)
+        self.y = np.zeros(len(self._outputs))
+        self.u_set = np.zeros(len(self._inputs))     # values the master set for the coming step
+        self.u_prev = np.zeros(len(self._inputs))    # values at the previous communication point
+        self.integ = None
+        self.chan = None
+        self._units: dict[str, str] = {}
+        self._init_error: str | None = None
+
+        def real(name, unit, getter, setter=None, **kw):
+            self._units[name] = unit
+            self.register_variable(UnitReal(name, unit=unit, getter=getter, setter=setter, **kw), nested=False)
+
+        par = dict(causality=Fmi2Causality.parameter, variability=Fmi2Variability.fixed)
+        for k in range(dim):
+            real(f"g[{k + 1}]", "m/s2", lambda k=k: self.gravity[k], lambda v, k=k: self.gravity.__setitem__(k, v),
+                 description=f"gravity component {k + 1}", **par)
+        real("solver.h", "s", lambda: self.h, lambda v: setattr(self, "h", float(v)),
+             description="largest internal step of the ALF integrator", **par)
+        real("solver.tolerance", "1", lambda: self.tolerance, lambda v: setattr(self, "tolerance", float(v)),
+             description="Newton tolerance of the integrator (max |dq|, m or rad)", **par)
+        real("solver.penalty", "1", lambda: self.penalty, lambda v: setattr(self, "penalty", float(v)),
+             description="ALF penalty factor (times the largest mass-matrix diagonal)", **par)
+        self.register_variable(Integer("solver.integrator", getter=lambda: self.integrator_kind,
+                                       setter=lambda v: setattr(self, "integrator_kind", int(v)),
+                                       description="0 = index-3 augmented Lagrangian, trapezoidal rule", **par),
+                               nested=False)
+        self.register_variable(Integer("solver.input_interpolation", getter=lambda: self.input_interpolation,
+                                       setter=lambda v: setattr(self, "input_interpolation", int(v)),
+                                       description="0 = hold inputs over a step, 1 = ramp linearly from the "
+                                                   "previous communication point", **par), nested=False)
+        for k, c in enumerate(self._inputs):
+            real(c.name, c.unit, lambda k=k: self.u_set[k], lambda v, k=k: self.u_set.__setitem__(k, v),
+                 causality=Fmi2Causality.input, variability=Fmi2Variability.continuous, description=c.description)
+        for k, c in enumerate(self._outputs):
+            real(c.name, c.unit, lambda k=k: self.y[k], causality=Fmi2Causality.output,
+                 variability=Fmi2Variability.continuous, description=c.description)
+
+    # --- FMI calls ----------------------------------------------------------------------------------
+    def setup_experiment(self, start_time, stop_time=None, tolerance=None):
+        self.t_start = float(start_time)
+
+    def exit_initialization_mode(self):
+        try:
+            self._init_error = None
+            self._initialize()
+        except Exception as exc:
+            self.integ = None
+            self._init_error = f"initialization failed: {exc}"
+            self._log_failure("initialization", exc)
+
+    def do_step(self, current_time: float, step_size: float) -> bool:
+        if self._init_error is not None:
+            self.log(f"doStep(t = {current_time:.9g} s) refused: {self._init_error}", Fmi2Status.error)
+            return False
+        saved = self._get_fmu_state()
+        try:
+            self._step(float(current_time), float(step_size))
+            return True
+        except Exception as exc:
+            self._set_fmu_state(saved)
+            self._log_failure(f"doStep(t = {current_time:.9g} s, h = {step_size:.6g} s)", exc)
+            return False
+
+    # --- work ------------------------------------------------------------------------------------------
+    def _check_parameters(self) -> None:
+        problems = []
+        if not (math.isfinite(self.h) and self.h > 0.0):
+            problems.append(f"solver.h must be a positive step in s, got {self.h}")
+        if not (math.isfinite(self.tolerance) and self.tolerance > 0.0):
+            problems.append(f"solver.tolerance must be positive, got {self.tolerance}")
+        if not (math.isfinite(self.penalty) and self.penalty > 0.0):
+            problems.append(f"solver.penalty must be positive, got {self.penalty}")
+        if self.integrator_kind not in INTEGRATORS:
+            problems.append(f"solver.integrator must be one of {sorted(INTEGRATORS)}, got {self.integrator_kind}")
+        if self.input_interpolation not in (0, 1):
+            problems.append(f"solver.input_interpolation must be 0 (hold) or 1 (linear), got "
+                            f"{self.input_interpolation}")
+        if not np.all(np.isfinite(self.gravity)):
+            problems.append(f"gravity g must be finite, got {self.gravity.tolist()}")
+        if problems:
+            raise FmuMbsError(f"model '{self.model.name}': invalid parameter(s): " + "; ".join(problems))
+
+    def _check_inputs(self, t: float) -> None:
+        bad = [self._inputs[k].name for k in np.flatnonzero(~np.isfinite(self.u_set))]
+        if bad:
+            raise FmuMbsError(f"model '{self.model.name}': input(s) {', '.join(bad)} not finite at t = {t:.9g} s")
+
+    def _initialize(self) -> None:
+        self._check_parameters()
+        self._check_inputs(self.t_start)
+        cm = compile_model(self.model)
+        gravity = np.zeros(3)
+        gravity[:len(self.gravity)] = self.gravity
+        cm.arrays = cm.arrays._replace(gravity=gravity)
+        self.cm = cm
+        self.chan = ChannelEvaluator(cm)
+        self.chan.ev.u[:] = self.u_set
+        initial = assemble(cm, t=self.t_start, evaluator=self.chan.ev)
+        self.integ = ALFIntegrator(cm, self.h, initial, penalty=self.penalty, tol=self.tolerance)
+        self.integ.u[:] = self.u_set
+        self.u_prev[:] = self.u_set
+        self._update_outputs(0.0, 0.0)
+
+    def _step(self, t: float, H: float) -> None:
+        if self.integ is None:
+            raise FmuMbsError(f"model '{self.model.name}': doStep before exitInitializationMode")
+        if abs(t - self.integ.t) > 1e-9 * max(1.0, abs(t)):
+            raise FmuMbsError(f"model '{self.model.name}': doStep at t = {t:.12g} s, but the FMU is at "
+                              f"t = {self.integ.t:.12g} s (restore a state to go back)")
+        if not (math.isfinite(H) and H >= 0.0):
+            raise FmuMbsError(f"model '{self.model.name}': communication step must be >= 0, got {H}")
+        self._check_inputs(t)
+        integ = self.integ
+        if self.input_interpolation == 0 or H == 0.0:
+            integ.u[:] = self.u_set
+            integ.advance_to(t + H)
+        else:
+            n = max(1, math.ceil(H / self.h * (1.0 - 1e-12)))
+            for k in range(1, n + 1):
+                integ.u[:] = self.u_prev + (self.u_set - self.u_prev) * (k / n)
+                integ.advance(1, H / n)
+            integ.sc[0] = t + H  # the integrator's clock, exactly at the communication point
+        self.u_prev[:] = self.u_set
+        rep = integ.last_report
+        self._update_outputs(float(rep[-1, 0]) if len(rep) else 0.0, float(rep[-1, 1]) if len(rep) else 0.0)
+
+    def _update_outputs(self, iterations: float, residual: float) -> None:
+        i = self.integ
+        self.y[:] = self.chan(i.t, i.q, i.qd, i.qdd, i.lam, u=i.u, iterations=iterations, residual=residual)
+
+    def _log_failure(self, where: str, exc: BaseException) -> None:
+        self.log(f"{where} failed: {exc}\n{''.join(traceback.format_exception(exc))}", Fmi2Status.error)
+
+    # --- state ----------------------------------------------------------------------------------------
+    def _get_fmu_state(self):
+        integ = None if self.integ is None else self.integ.save()
+        chan = None if self.chan is None else (None if self.chan._prev_s is None else self.chan._prev_s.copy(),
+                                               self.chan.ev.rsda_ref.copy())
+        return {"integ": integ, "chan": chan, "u_set": self.u_set.copy(), "u_prev": self.u_prev.copy(),
+                "y": self.y.copy()}
+
+    def _set_fmu_state(self, state) -> None:
+        if state["integ"] is not None:
+            if self.integ is None:
+                raise FmuMbsError(f"model '{self.model.name}': cannot restore a running state before initialization")
+            self.integ.restore(state["integ"])
+        if state["chan"] is not None and self.chan is not None:
+            prev, ref = state["chan"]
+            self.chan._prev_s = None if prev is None else prev.copy()
+            self.chan.ev.rsda_ref[:] = ref
+        self.u_set[:] = state["u_set"]
+        self.u_prev[:] = state["u_prev"]
+        self.y[:] = state["y"]
+
+    @staticmethod
+    def _fmu_state_to_bytes(state) -> bytes:
+        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @staticmethod
+    def _fmu_state_from_bytes(data: bytes):
+        return pickle.loads(data)
+
+    # --- model description ----------------------------------------------------------------------------
+    def to_xml(self, model_options=None) -> Element:
+        """pythonfmu's description plus: UnitDefinitions, units on every Real, InitialUnknowns, a deterministic
+        GUID and no generation timestamp (so equal builds give equal files)."""
+        root = super().to_xml(model_options or {})
+        root.attrib.pop("generationDateAndTime", None)
+        units = sorted(set(self._units.values()))
+        ud = Element("UnitDefinitions")
+        for u in units:
+            SubElement(SubElement(ud, "Unit", {"name": u}), "BaseUnit", {k: str(v) for k, v in UNITS[u].items()}
+                       if u in UNITS else {})
+        root.insert(list(root).index(root.find("CoSimulation")) + 1, ud)
+        structure = root.find("ModelStructure")
+        outputs = structure.find("Outputs")
+        if outputs is not None:
+            initial = SubElement(structure, "InitialUnknowns")
+            for unknown in outputs:
+                SubElement(initial, "Unknown", {"index": unknown.get("index")})
+        return root

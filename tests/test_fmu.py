@@ -1,0 +1,229 @@
+"""The catalogue's FMUs under fmpy: valid, identical to the library, bit-exact rollback, clean failures."""
+
+from __future__ import annotations
+
+import math
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fmpy import calloc, extract, free, read_model_description, simulate_fmu
+from fmpy.fmi1 import FMICallException
+from fmpy.fmi2 import (
+    FMU2Slave,
+    fmi2CallbackAllocateMemoryTYPE,
+    fmi2CallbackFreeMemoryTYPE,
+    fmi2CallbackFunctions,
+    fmi2CallbackLoggerTYPE,
+)
+from scipy.integrate import solve_ivp
+
+from fmu_mbs.adapters.fmu_build import build_fmu, validate_fmu
+from fmu_mbs.analyses.assembly import assemble
+from fmu_mbs.analyses.channels import ChannelEvaluator
+from fmu_mbs.analyses.integrators.alf import ALFIntegrator
+from fmu_mbs.analyses.simulate import simulate
+from fmu_mbs.compiler import compile_model
+from fmu_mbs.model import load_model
+from fmu_mbs.model.names import channel_names
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+CATALOGUE = sorted(p.stem for p in MODELS.glob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def fmus(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    return {name: build_fmu(MODELS / f"{name}.json", out) for name in CATALOGUE}
+
+
+class Slave:
+    """A small fmpy FMU2Slave harness that records the FMU's log messages."""
+
+    def __init__(self, path: Path, name: str = "inst"):
+        md = read_model_description(str(path))
+        self.vr = {v.name: v.valueReference for v in md.modelVariables}
+        self.log: list[str] = []
+
+        def logger(component, instance, status, category, message):
+            self.log.append(message.decode())
+
+        # the callbacks (and the ctypes function objects in them) must live as long as the instance
+        self.callbacks = fmi2CallbackFunctions()
+        self.callbacks.logger = fmi2CallbackLoggerTYPE(logger)
+        self.callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+        self.callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+        self._keep = (logger, self.callbacks.logger, self.callbacks.allocateMemory, self.callbacks.freeMemory)
+        self.fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract(str(path)),
+                             modelIdentifier=md.coSimulation.modelIdentifier, instanceName=name)
+        self.fmu.instantiate(callbacks=self.callbacks, loggingOn=True)
+        self.t = 0.0
+
+    def start(self, **values):
+        self.fmu.setupExperiment(startTime=0.0)
+        self.fmu.enterInitializationMode()
+        for name, value in values.items():
+            if isinstance(value, int):
+                self.fmu.setInteger([self.vr[name]], [value])
+            else:
+                self.fmu.setReal([self.vr[name]], [value])
+        self.fmu.exitInitializationMode()
+        return self
+
+    def set(self, name, value):
+        self.fmu.setReal([self.vr[name]], [value])
+
+    def get(self, *names):
+        return np.array(self.fmu.getReal([self.vr[n] for n in names]))
+
+    def step(self, h):
+        self.fmu.doStep(currentCommunicationPoint=self.t, communicationStepSize=h)
+        self.t += h
+
+    def close(self):
+        self.fmu.terminate()
+        self.fmu.freeInstance()
+
+
+@pytest.mark.parametrize("name", CATALOGUE)
+def test_catalogue_fmus_pass_fmpy_validate(fmus, name):
+    assert validate_fmu(fmus[name]) == []
+
+
+def test_model_description_is_deterministic_with_units(fmus, tmp_path):
+    again = build_fmu(MODELS / "pendulum.json", tmp_path)
+    xml = [zipfile.ZipFile(p).read("modelDescription.xml") for p in (fmus["pendulum"], again)]
+    assert xml[0] == xml[1]
+    md = read_model_description(str(again))
+    units = {v.name: v.unit for v in md.modelVariables}
+    assert units["P1.r[1]"] == "m" and units["P1.v[2]"] == "m/s" and units["rod.F[1]"] == "N"
+    assert units["energy.total"] == "J" and units["solver.h"] == "s"
+    assert {u.name for u in md.unitDefinitions} >= {"m", "m/s", "N", "J"}
+    outputs = [v for v in md.modelVariables if v.causality == "output"]
+    assert [v.name for v in outputs] == channel_names(load_model(MODELS / "pendulum.json"))
+    assert len(md.initialUnknowns) == len(outputs)
+
+
+def test_pendulum_fmu_matches_library_and_the_pendulum_ode(fmus):
+    names = ["P1.r[1]", "P1.r[2]"]
+    res = simulate_fmu(str(fmus["pendulum"]), stop_time=10.0, step_size=0.01, output_interval=0.01, output=names)
+    cm = compile_model(load_model(MODELS / "pendulum.json"))
+    lib = simulate(cm, 10.0, 1e-3, output_step=0.01)
+    chan = ChannelEvaluator(cm)
+    ref = np.array([chan(t, q, qd, qdd, lam)[[chan.names.index(n) for n in names]]
+                    for t, q, qd, qdd, lam in zip(lib.t, lib.q, lib.qd, lib.qdd, lib.lam)])
+    fmu = np.column_stack([res[n] for n in names])
+    assert np.allclose(res["time"], lib.t, rtol=0, atol=1e-12)
+    # same integrator, same substeps (solver.h = 1e-3): equal to round-off
+    assert np.abs(fmu - ref).max() < 1e-11
+    # IFToMM simple pendulum: theta'' = -(g/L) cos(theta), released horizontally; criterion 1e-3 m
+    sol = solve_ivp(lambda t, y: [y[1], -9.81 * math.cos(y[0])], (0.0, 10.0), [0.0, 0.0], t_eval=res["time"],
+                    rtol=1e-12, atol=1e-12, method="DOP853")
+    exact = np.column_stack([np.cos(sol.y[0]), np.sin(sol.y[0])])
+    assert np.abs(fmu - exact).max() < 1e-3
+
+
+def _torque(t: float) -> float:
+    return 39.75 + 20.0 * math.sin(2.0 * math.pi * t)
+
+
+def test_fourbar_fmu_with_a_torque_history_matches_the_library(fmus):
+    """Inputs held over each communication step in both; outputs equal to round-off at every point."""
+    cm = compile_model(load_model(MODELS / "fourbar.json"))
+    k = cm.input_names.index("crank.T[3]")
+    integ = ALFIntegrator(cm, 1e-3, assemble(cm))
+    chan = ChannelEvaluator(cm)
+    s = Slave(fmus["fourbar"], "history").start()
+    watch = ["pin_O2.s", "pin_O2.sd", "B_coupler.r[1]", "pin_O4.F[2]"]
+    H = 0.02
+    for _ in range(75):
+        integ.u[k] = _torque(s.t)
+        s.set("crank.T[3]", _torque(s.t))
+        integ.advance_to(s.t + H)
+        s.step(H)
+        lib = chan(integ.t, integ.q, integ.qd, integ.qdd, integ.lam, u=integ.u)
+        assert np.abs(s.get(*watch) - lib[[chan.names.index(n) for n in watch]]).max() < 1e-9
+    s.close()
+
+
+def test_rollback_and_serialized_state_replay_bit_for_bit(fmus):
+    s = Slave(fmus["fourbar"], "rollback").start()
+    watch = ["pin_O2.s", "pin_O2.sd", "A_coupler.a[2]", "pin_A.F[1]", "energy.total"]
+    for _ in range(30):
+        s.set("crank.T[3]", _torque(s.t))
+        s.step(0.01)
+    state = s.fmu.getFMUstate()
+    blob = s.fmu.serializeFMUstate(state)
+    t0 = s.t
+
+    def replay():
+        s.t = t0
+        out = []
+        for _ in range(10):
+            s.set("crank.T[3]", _torque(s.t) + 3.0)
+            s.step(0.01)
+            out.append(s.get(*watch))
+        return np.array(out)
+
+    first = replay()
+    s.fmu.setFMUstate(state)
+    second = replay()
+    s.fmu.setFMUstate(s.fmu.deSerializeFMUstate(blob))
+    third = replay()
+    s.fmu.freeFMUstate(state)
+    s.close()
+    assert np.array_equal(first, second) and np.array_equal(first, third)
+
+
+def test_nan_input_is_discarded_with_a_log_line_and_the_run_continues(fmus):
+    s = Slave(fmus["fourbar"], "nan").start()
+    s.step(0.01)
+    before = s.get("pin_O2.s")
+    s.set("crank.T[3]", float("nan"))
+    with pytest.raises(FMICallException, match="status 2"):
+        s.fmu.doStep(currentCommunicationPoint=s.t, communicationStepSize=0.01)
+    assert any("crank.T[3]" in m and "not finite" in m for m in s.log)
+    assert np.array_equal(s.get("pin_O2.s"), before)          # state back at the start of the step
+    s.set("crank.T[3]", 39.75)
+    s.step(0.01)                                                # the same instance goes on
+    s.close()
+    fresh = Slave(fmus["fourbar"], "after_nan").start()        # and a new one works
+    fresh.step(0.01)
+    fresh.close()
+
+
+def test_bad_parameter_is_reported_not_fatal(fmus):
+    s = Slave(fmus["pendulum"], "bad_h").start(**{"solver.h": -1.0})
+    assert any("solver.h must be a positive step" in m for m in s.log)
+    with pytest.raises(FMICallException, match="status 2"):
+        s.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
+    s.close()
+
+
+def test_diverging_step_is_discarded_with_the_reason(fmus):
+    s = Slave(fmus["pendulum"], "diverge").start()
+    s.step(0.01)
+    s.set("P1.F[2]", 1e300)   # overflows the Newton iteration
+    with pytest.raises(FMICallException, match="status 2"):
+        s.fmu.doStep(currentCommunicationPoint=s.t, communicationStepSize=0.01)
+    assert any("ALF integrator failed at t =" in m and "Traceback" in m for m in s.log)
+    s.close()
+
+
+def test_instances_of_the_same_and_different_fmus_side_by_side(fmus):
+    a = Slave(fmus["pendulum"], "a").start()
+    b = Slave(fmus["pendulum"], "b").start()
+    c = Slave(fmus["fourbar"], "c").start()
+    b.set("P1.F[2]", -5.0)   # a heavier pull on b only
+    for _ in range(20):
+        for s in (a, b, c):
+            s.step(0.01)
+    alone = Slave(fmus["pendulum"], "alone").start()
+    for _ in range(20):
+        alone.step(0.01)
+    assert np.array_equal(a.get("P1.r[1]", "P1.r[2]"), alone.get("P1.r[1]", "P1.r[2]"))
+    assert not np.allclose(a.get("P1.r[2]"), b.get("P1.r[2]"))
+    assert c.get("pin_O2.s")[0] != pytest.approx(math.pi / 3, abs=1e-6)
+    for s in (a, b, c, alone):
+        s.close()
