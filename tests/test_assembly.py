@@ -24,9 +24,11 @@ QDD_DIGEST = [9.29487963e-4, -5.36640125e-4, -1.07328025e-3, 1.89349867e-3, -1.1
               9.64010706e-4, -6.13277109e-4, -5.71276083e-4]
 
 
-@pytest.mark.parametrize("name,dof", [("pendulum", 1), ("double_pendulum", 2), ("fourbar", 1), ("slider_crank", 1)])
+@pytest.mark.parametrize("name,dof", [("pendulum", 1), ("double_pendulum", 2), ("fourbar", 1), ("slider_crank", 1),
+                                      ("crane", 2)])
 def test_catalogue_mobility_matches_grubler(name, dof):
-    """Grubler-Kutzbach counts: planar 3(n-1) - 2 per pin; spatial slider-crank 6*3 - 5 - 3 - 4 - 5 = 1."""
+    """Grubler-Kutzbach counts: planar 3(n-1) - 2 per pin; spatial slider-crank 6*3 - 5 - 3 - 4 - 5 = 1;
+    crane: boom 3 - 2 (pin) plus point mass 2 - 1 (distance) = 2."""
     res = assemble(compile_model(load_model(MODELS / f"{name}.json")))
     assert res.dof == dof
     assert res.redundant == []

@@ -227,3 +227,26 @@ def test_instances_of_the_same_and_different_fmus_side_by_side(fmus):
     assert c.get("pin_O2.s")[0] != pytest.approx(math.pi / 3, abs=1e-6)
     for s in (a, b, c, alone):
         s.close()
+
+
+def test_crane_fmu_holds_still_under_the_static_cylinder_force(fmus):
+    """Moment balance about the pivot (boom CM at 0.5 m, payload below the tip at 1.0 m, boom at 30 deg, cylinder
+    from (sqrt(3)/2, 0) to the boom CM: lever 0.5 sin(60 deg) = 0.433 m) gives the holding force; with it the
+    crane is in equilibrium, with 10 % more the boom rises and the cylinder extends."""
+    g, a = 9.81, math.pi / 6
+    torque = 500.0 * g * 0.5 * math.cos(a) + 100.0 * g * math.cos(a)
+    lever = 0.5 * math.sin(2 * a)
+    f0 = torque / lever
+    s = Slave(fmus["crane"], "crane").start(**{"cylinder.f": f0})
+    length0 = s.get("cylinder.length")[0]
+    assert length0 == pytest.approx(0.5, abs=1e-12)          # |(0.433, 0.25) - (0.866, 0)| = 0.5 m
+    for _ in range(100):
+        s.step(0.01)
+    assert s.get("boom_hinge.s")[0] == pytest.approx(a, abs=1e-8)
+    assert s.get("cylinder.force")[0] == pytest.approx(f0, rel=1e-12)
+    s.set("cylinder.f", 1.1 * f0)
+    for _ in range(20):
+        s.step(0.01)
+    assert s.get("boom_hinge.s")[0] > a + 1e-3 and s.get("cylinder.length")[0] > length0
+    assert s.get("cylinder.speed")[0] > 0.0
+    s.close()
