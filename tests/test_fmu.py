@@ -250,3 +250,32 @@ def test_crane_fmu_holds_still_under_the_static_cylinder_force(fmus):
     assert s.get("boom_hinge.s")[0] > a + 1e-3 and s.get("cylinder.length")[0] > length0
     assert s.get("cylinder.speed")[0] > 0.0
     s.close()
+
+
+def test_exposed_parameters_change_the_model_and_bad_values_are_named(fmus):
+    md = read_model_description(str(fmus["crane"]))
+    params = {v.name: v for v in md.modelVariables if v.causality == "parameter"}
+    assert params["boom_hinge.s_start"].unit == "rad" and params["payload.mass"].unit == "kg"
+    assert float(params["boom_hinge.s_start"].start) == pytest.approx(math.pi / 6, abs=1e-12)
+    assert float(params["boom.inertia"].start) == pytest.approx(500.0 / 12.0)
+    # a lighter payload: the holding force from the moment balance at 30 deg keeps the crane still
+    g, m_payload = 9.81, 50.0
+    f0 = (500.0 * g * 0.5 + m_payload * g) * math.cos(math.pi / 6) / (0.5 * math.sin(math.pi / 3))
+    s = Slave(fmus["crane"], "lighter").start(**{"payload.mass": m_payload, "cylinder.f": f0})
+    for _ in range(50):
+        s.step(0.01)
+    assert s.get("boom_hinge.s")[0] == pytest.approx(math.pi / 6, abs=1e-8)
+    s.close()
+    # the boom started at 0.4 rad: initial joint coordinate and cylinder length follow the geometry
+    a = 0.4
+    mount = 0.5 * np.array([math.cos(a), math.sin(a)])
+    s = Slave(fmus["crane"], "s_start").start(**{"boom_hinge.s_start": a})
+    assert s.get("boom_hinge.s")[0] == pytest.approx(a, abs=1e-10)
+    assert s.get("cylinder.length")[0] == pytest.approx(np.linalg.norm(mount - [math.sqrt(3.0) / 2.0, 0.0]),
+                                                        abs=1e-10)
+    s.close()
+    bad = Slave(fmus["crane"], "bad_mass").start(**{"payload.mass": -1.0})
+    assert any("body 'payload': 'mass' must be positive" in m for m in bad.log)
+    with pytest.raises(FMICallException, match="status 2"):
+        bad.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
+    bad.close()

@@ -40,6 +40,7 @@ def test_builder_and_loader_give_the_same_model():
     b.add_marker("pivot", "ground")
     b.add_marker("P1", "bob")
     b.add_joint("rod", "distance", "pivot", "P1", length=1.0)
+    b.expose("bob.mass", "rod.length")
     assert b.build() == load_model(Path(__file__).resolve().parents[1] / "models" / "pendulum.json")
 
 
@@ -137,6 +138,19 @@ def test_bad_time_functions_and_json_are_named(tmp_path):
     data = model_to_dict(_base().build())
     data["format_version"] = 99
     assert "format_version 99 is not supported" in _problems(lambda: model_from_dict(data))
+
+
+def test_bad_exposed_parameters_are_named():
+    b = _base()
+    b.add_joint("sph", "spherical", "g", "p")
+    b.add_actuator("act", "g", "p")
+    b.expose("link.mass", "link.colour", "act.force", "sph.s_start", "ghost.mass", "link.mass")
+    text = _problems(b.build)
+    assert "exposed parameter 'link.colour': 'colour' cannot be exposed on a RigidBody (exposable: mass)" in text
+    assert "exposed parameter 'act.force': 'force' cannot be exposed on a Actuator" in text
+    assert "exposed parameter 'sph.s_start': s_start needs a joint with one coordinate" in text
+    assert "exposed parameter 'ghost.mass': element 'ghost' is not a body, joint or force element" in text
+    assert "'exposed' lists a parameter twice" in text
 
 
 def test_inertia_forms_are_equivalent():

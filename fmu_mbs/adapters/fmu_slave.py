@@ -8,7 +8,8 @@ names as the CSV columns), and integrates with the ALF integrator in substeps of
   communication point to the value set for this step (``= 1``; each substep uses the value at its end).
 - Parameters (fixed, set before initialization): ``g[k]``, ``solver.h`` (s), ``solver.tolerance`` (Newton
   tolerance, m or rad), ``solver.penalty`` (penalty factor), ``solver.integrator`` (0 = ALF),
-  ``solver.input_interpolation``.
+  ``solver.input_interpolation``, and the model values listed in the model's ``exposed`` field
+  (``<element>.<field>``; ``<joint>.s_start`` assembles the model with that joint coordinate held).
 - FMU state get/set/serialize captures the complete solver state (integrator state, inputs, outputs and the
   output evaluator's turn counters), so restore-and-replay is bit-identical.
 - Any failure in a step (divergence, singular matrix, NaN input) is written to the FMI log with its reason and
@@ -37,8 +38,10 @@ from ..analyses.assembly import assemble
 from ..analyses.channels import ChannelEvaluator
 from ..analyses.integrators.alf import ALFIntegrator
 from ..compiler import compile_model
+from ..compiler.initial_values import initial_joint_coordinate
 from ..errors import FmuMbsError
-from ..model import load_model
+from ..model import ModelBuilder, load_model
+from ..model.elements import EXPOSED_UNITS
 from ..model.names import UNITS, channels, input_channels
 
 INTEGRATORS = {0: "alf"}
@@ -115,12 +118,60 @@ class MbsSlave(Fmi2Slave):
                                        setter=lambda v: setattr(self, "input_interpolation", int(v)),
                                        description="0 = hold inputs over a step, 1 = ramp linearly from the "
                                                    "previous communication point", **par), nested=False)
+        self.exposed = self._exposed_defaults()
+        for entry in self.model.exposed:
+            element, field = entry.split(".")
+            el = self.model.element(element)
+            if field == "s_start":
+                unit = "rad" if el.type == "revolute" else "m"
+            else:
+                unit = EXPOSED_UNITS.get((field, type(el)), EXPOSED_UNITS.get(field, "1"))
+            real(entry, unit, lambda e=entry: self.exposed[e], lambda v, e=entry: self.exposed.__setitem__(e, float(v)),
+                 description=f"{field} of {type(el).__name__} '{element}'", **par)
         for k, c in enumerate(self._inputs):
             real(c.name, c.unit, lambda k=k: self.u_set[k], lambda v, k=k: self.u_set.__setitem__(k, v),
                  causality=Fmi2Causality.input, variability=Fmi2Variability.continuous, description=c.description)
         for k, c in enumerate(self._outputs):
             real(c.name, c.unit, lambda k=k: self.y[k], causality=Fmi2Causality.output,
                  variability=Fmi2Variability.continuous, description=c.description)
+
+    def _exposed_defaults(self) -> dict[str, float]:
+        values = {}
+        cm = None
+        for entry in self.model.exposed:
+            element, field = entry.split(".")
+            if field == "s_start":
+                cm = cm or compile_model(self.model)
+                values[entry] = initial_joint_coordinate(cm, element)
+            else:
+                values[entry] = float(getattr(self.model.element(element), field))
+        return values
+
+    def _model_with_parameters(self):
+        """(model with the exposed values set, {joint: initial coordinate}); validated again (ModelError)."""
+        b = ModelBuilder.from_model(self.model)
+        holds = {}
+        for entry, value in self.exposed.items():
+            element, field = entry.split(".")
+            if field == "s_start":
+                holds[element] = value
+            else:
+                b.set_value(element, field, value)
+        return b.build(), holds
+
+    def _initial_state(self, model, holds: dict[str, float]):
+        """Compiled model and its assembled initial state, with the joints of ``holds`` held at their values."""
+        cm = compile_model(model)
+        q = None
+        if holds:
+            b = ModelBuilder.from_model(model)
+            for joint, value in holds.items():
+                b.add_driver(f"__s_start_{joint}", joint, value)
+            held = compile_model(b.build())
+            q = assemble(held, t=self.t_start).q
+        self.chan = ChannelEvaluator(cm)
+        self.chan.ev.u[:] = self.u_set
+        return cm, assemble(cm, t=self.t_start, q=q, evaluator=self.chan.ev)
 
     # --- FMI calls ----------------------------------------------------------------------------------
     def setup_experiment(self, start_time, stop_time=None, tolerance=None):
@@ -175,14 +226,12 @@ class MbsSlave(Fmi2Slave):
     def _initialize(self) -> None:
         self._check_parameters()
         self._check_inputs(self.t_start)
-        cm = compile_model(self.model)
-        gravity = np.zeros(3)
-        gravity[:len(self.gravity)] = self.gravity
-        cm.arrays = cm.arrays._replace(gravity=gravity)
+        b = ModelBuilder.from_model(self.model)
+        b.gravity = tuple(float(g) for g in self.gravity)
+        self.model = b.build()
+        model, holds = self._model_with_parameters()
+        cm, initial = self._initial_state(model, holds)
         self.cm = cm
-        self.chan = ChannelEvaluator(cm)
-        self.chan.ev.u[:] = self.u_set
-        initial = assemble(cm, t=self.t_start, evaluator=self.chan.ev)
         self.integ = ALFIntegrator(cm, self.h, initial, penalty=self.penalty, tol=self.tolerance)
         self.integ.u[:] = self.u_set
         self.u_prev[:] = self.u_set

@@ -13,6 +13,7 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..errors import ModelError
 from .elements import (
@@ -74,6 +75,7 @@ class ModelBuilder:
         self.joints: list[Joint] = []
         self.drivers: list[Driver] = []
         self.forces: list = []
+        self.exposed: list[str] = []
 
     @classmethod
     def from_model(cls, model: Model, name: str | None = None) -> ModelBuilder:
@@ -81,7 +83,17 @@ class ModelBuilder:
         b = cls(name or model.name, model.dimension, model.gravity, model.description)
         b.bodies, b.markers, b.joints = list(model.bodies), list(model.markers), list(model.joints)
         b.drivers, b.forces = list(model.drivers), list(model.forces)
+        b.exposed = list(model.exposed)
         return b
+
+    def set_value(self, name: str, field: str, value) -> None:
+        """Replace one field of the element called ``name`` (any kind); KeyError if there is none."""
+        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces):
+            for k, el in enumerate(group):
+                if el.name == name:
+                    group[k] = replace(el, **{field: value})
+                    return
+        raise KeyError(f"builder '{self.name}' has no element '{name}'")
 
     def remove(self, name: str) -> None:
         """Remove the element called ``name`` (any kind); KeyError if there is none."""
@@ -172,11 +184,17 @@ class ModelBuilder:
         self.forces.append(Actuator(name, marker_i, marker_j, _fn(force)))
         return name
 
+    def expose(self, *parameters: str) -> None:
+        """Mark parameters "<element>.<field>" to be exposed by FMUs (masses, stiffnesses, dampings, free
+        lengths/angles, distance-joint lengths, and "<joint>.s_start", a joint's initial coordinate)."""
+        self.exposed.extend(parameters)
+
     # result ------------------------------------------------------------------------------------
     def build(self) -> Model:
         """The validated Model; raises ModelError listing every problem found."""
         model = Model(self.name, self.dimension, self.gravity, tuple(self.bodies), tuple(self.markers),
-                      tuple(self.joints), tuple(self.drivers), tuple(self.forces), self.description)
+                      tuple(self.joints), tuple(self.drivers), tuple(self.forces), self.description,
+                      tuple(self.exposed))
         problems = model_problems(model)
         if problems:
             raise ModelError(problems, self.name)

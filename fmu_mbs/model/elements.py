@@ -219,6 +219,23 @@ FORCE_KINDS: dict[str, type] = {
 BODY_KINDS: dict[str, type] = {"rigid": RigidBody, "planar": PlanarBody, "point_mass": PointMass}
 
 
+# --- exposed parameters ---------------------------------------------------------------------------
+
+#: scalar fields an FMU may expose as parameters, per element class ("s_start": a joint's initial coordinate)
+EXPOSABLE: dict[type, tuple[str, ...]] = {
+    RigidBody: ("mass",),
+    PlanarBody: ("mass", "inertia"),
+    PointMass: ("mass",),
+    SpringDamper: ("stiffness", "damping", "free_length"),
+    RotationalSpringDamper: ("stiffness", "damping", "free_angle"),
+    Joint: ("length", "s_start"),
+}
+#: SI unit of each exposable field, as FMI unit strings
+EXPOSED_UNITS = {"mass": "kg", "inertia": "kg.m2", "length": "m", "free_length": "m", "free_angle": "rad",
+                 ("stiffness", SpringDamper): "N/m", ("damping", SpringDamper): "N.s/m",
+                 ("stiffness", RotationalSpringDamper): "N.m/rad", ("damping", RotationalSpringDamper): "N.m.s/rad"}
+
+
 # --- the model ----------------------------------------------------------------------------------
 
 FORMAT_VERSION = 1
@@ -237,6 +254,7 @@ class Model:
     drivers: tuple[Driver, ...] = ()
     forces: tuple[ForceElement, ...] = ()
     description: str = ""
+    exposed: tuple[str, ...] = ()   # parameters an FMU exposes, "<element>.<field>" (see EXPOSABLE)
 
     @property
     def planar(self) -> bool:

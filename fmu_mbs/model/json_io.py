@@ -16,7 +16,7 @@ from .functions import TimeFunction, function_from_dict, function_to_dict
 
 FORMAT_TAG = "fmu-mbs-model"
 _TOP_FIELDS = {"format", "format_version", "name", "description", "dimension", "gravity", "bodies", "markers",
-               "joints", "drivers", "forces"}
+               "joints", "drivers", "forces", "exposed"}
 _BODY_TAG = {cls: tag for tag, cls in BODY_KINDS.items()}
 _FORCE_TAG = {cls: tag for tag, cls in FORCE_KINDS.items()}
 _FUNCTION_FIELDS = {"function", "force", "torque"}
@@ -61,6 +61,7 @@ def model_to_dict(model: Model) -> dict:
         "joints": [_element_dict(j, None) for j in model.joints],
         "drivers": [_element_dict(d, None) for d in model.drivers],
         "forces": [_element_dict(f, _FORCE_TAG[type(f)]) for f in model.forces],
+        "exposed": list(model.exposed),
     }
 
 
@@ -114,6 +115,11 @@ def model_from_dict(data: dict) -> Model:
         raise ModelError(problems, name)
 
     b = ModelBuilder(name, int(data["dimension"]), data.get("gravity"), data.get("description", ""))
+    exposed = data.get("exposed", [])
+    if not (isinstance(exposed, list) and all(isinstance(x, str) for x in exposed)):
+        problems.append("model: 'exposed' must be a list of strings '<element>.<field>'")
+    else:
+        b.expose(*exposed)
 
     def each(section: str):
         items = data.get(section, [])

@@ -91,6 +91,8 @@ def json_schema() -> dict:
             "joints": {"type": "array", "items": _object(elements.Joint, None)},
             "drivers": {"type": "array", "items": _object(elements.Driver, None)},
             "forces": {"type": "array", "items": {"oneOf": [_object(c, t) for t, c in FORCE_KINDS.items()]}},
+            "exposed": {"type": "array", "items": {"type": "string", "pattern": r"^\w+\.\w+$"},
+                        "description": "parameters FMUs expose, '<element>.<field>'"},
         },
         "$defs": {"time_function": {"oneOf": fn_defs}},
     }

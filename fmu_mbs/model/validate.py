@@ -8,6 +8,7 @@ import re
 import numpy as np
 
 from .elements import (
+    EXPOSABLE,
     GROUND,
     JOINT_COORDINATES,
     JOINT_TYPES_2D,
@@ -213,6 +214,23 @@ def model_problems(model: Model) -> list[str]:
             p.append(f"{w}: coordinate {d.coordinate} of joint '{d.joint}' is already driven by '{driven[key]}'")
         driven[key] = d.name
         p += function_problems(d.function, w)
+
+    elements = {el.name: el for group in (model.bodies, model.joints, model.forces) for el in group}
+    for entry in model.exposed:
+        element, _, field = entry.partition(".")
+        el = elements.get(element)
+        if el is None:
+            p.append(f"exposed parameter '{entry}': element '{element}' is not a body, joint or force element")
+        elif field not in EXPOSABLE.get(type(el), ()):
+            p.append(f"exposed parameter '{entry}': '{field}' cannot be exposed on a {type(el).__name__} "
+                     f"(exposable: {', '.join(EXPOSABLE.get(type(el), ())) or 'nothing'})")
+        elif field == "length" and el.type != "distance":
+            p.append(f"exposed parameter '{entry}': only distance joints have a length")
+        elif field == "s_start" and len(JOINT_COORDINATES.get(el.type, ())) != 1:
+            p.append(f"exposed parameter '{entry}': s_start needs a joint with one coordinate "
+                     f"(revolute or prismatic), '{element}' is {el.type}")
+    if len(set(model.exposed)) != len(model.exposed):
+        p.append("model: 'exposed' lists a parameter twice")
 
     for f in model.forces:
         w = f"force element '{f.name}'"
