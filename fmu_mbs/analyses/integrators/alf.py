@@ -1,0 +1,328 @@
+"""ALFIntegrator: fixed-step index-3 augmented Lagrangian + trapezoidal rule with mass-orthogonal
+projections (ALI3-P, kernels/integrate_alf.py), as an object with a complete, saveable state.
+
+The state is (t, q, qd, qdd, lam, u, rsda_ref, accumulated energies). ``advance(n)`` runs n steps in
+one call into numba; ``advance_to(t)`` takes equal substeps of at most the nominal step; ``save()`` /
+``restore()`` copy the whole state (for event handling and FMU reject/redo). The arrays ``q, qd, qdd,
+lam, u`` are the live state (copy them to keep them); set inputs by writing into ``u``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+from ...compiler import CompiledModel
+from ...errors import ConvergenceError
+from ...kernels import integrate_alf as K
+from ...kernels import model_arrays as ma
+from ...kernels.model_arrays import MAX_ROW_COLS, ModelArrays
+from ...kernels.system import MODEL_FIELDS
+from ..assembly import AssemblyResult, assemble
+from ..evaluate import Evaluator
+
+if tuple(MODEL_FIELDS) != tuple(ModelArrays._fields):  # pragma: no cover - guards system.force_variant
+    raise ImportError("kernels.system.MODEL_FIELDS (and force_variant) are out of date with ModelArrays")
+
+REPORT_KEYS = ("iterations", "residual_position", "residual_velocity", "residual_acceleration",
+               "energy_kinetic", "energy_potential", "energy_dissipated", "energy_input")
+
+_REASONS = {
+    K.SINGULAR: "singular iteration matrix (M + c Phi_q^T Phi_q not positive definite, or NaN in Phi_q)",
+    K.NOT_FINITE: "NaN or inf in the Newton correction",
+    K.DIVERGED: "Newton diverged (corrections grow)",
+    K.NOT_CONVERGED: "Newton did not converge within max_iter iterations",
+}
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.flags.writeable = False
+    return a
+
+
+def force_variant_parts(cm: CompiledModel) -> tuple[tuple[np.ndarray, ...], bool]:
+    """Arrays that switch off the non-conservative terms of the force model (for the energy split of
+    kernels.system.force_variant) and whether the model has any such term besides inputs."""
+    m = cm.arrays
+    no_curve = lambda c: _readonly(np.column_stack([c[:, 0], np.zeros(len(c), dtype=c.dtype)])  # noqa: E731
+                                   if len(c) else c.copy())
+    off = (_readonly(np.zeros_like(m.tsda_c)), _readonly(-np.ones_like(m.tsda_fn)), no_curve(m.tsda_damper),
+           _readonly(np.zeros_like(m.rsda_c)), _readonly(-np.ones_like(m.rsda_fn)), no_curve(m.rsda_damper),
+           _readonly(np.zeros_like(m.bush_c)), _readonly(np.zeros_like(m.bush_cr)),
+           _readonly(-np.ones_like(m.load_fn)), _readonly(-np.ones_like(m.marker_input_adr)),
+           _readonly(-np.ones_like(m.act_fn)), _readonly(-np.ones_like(m.act_input_adr)))
+    noncons = bool(np.any(m.tsda_c) or np.any(m.tsda_damper[:, 1] > 0) or np.any(m.tsda_fn >= 0)
+                   or np.any(m.rsda_c) or np.any(m.rsda_damper[:, 1] > 0) or np.any(m.rsda_fn >= 0)
+                   or np.any(m.bush_c) or np.any(m.bush_cr) or np.any(m.load_fn >= 0) or len(m.act_fn) > 0)
+    return off, noncons
+
+
+def force_variants(cm: CompiledModel):
+    """(damped, conservative) ModelArrays: the model without inputs/loads/time functions, and that model
+    also without dampers (Python-side twin of kernels.system.force_variant)."""
+    m = cm.arrays
+    off, _ = force_variant_parts(cm)
+    names = ("tsda_c", "tsda_fn", "tsda_damper", "rsda_c", "rsda_fn", "rsda_damper", "bush_c", "bush_cr",
+             "load_fn", "marker_input_adr", "act_fn", "act_input_adr")
+    cons = m._replace(**dict(zip(names, off)))
+    damped = cons._replace(tsda_c=m.tsda_c, tsda_damper=m.tsda_damper, rsda_c=m.rsda_c, rsda_damper=m.rsda_damper,
+                           bush_c=m.bush_c, bush_cr=m.bush_cr)
+    return damped, cons
+
+
+def _force_pairs(cm: CompiledModel) -> list[tuple[int, int]]:
+    m = cm.arrays
+    pairs = []
+    for mi, mj in ((m.tsda_mi, m.tsda_mj), (m.rsda_mi, m.rsda_mj), (m.bush_mi, m.bush_mj), (m.act_mi, m.act_mj)):
+        for a, b in zip(mi, mj):
+            pairs.append((int(m.marker_body[a]), int(m.marker_body[b])))
+    return [(a, b) for a, b in pairs if a >= 0 and b >= 0 and a != b]
+
+
+@dataclass
+class Pattern:
+    """Sparsity of the iteration matrix: body order, envelope, and the colouring for finite differences."""
+
+    pos: np.ndarray       # envelope position of each coordinate
+    first: np.ndarray     # first column of each envelope row
+    ptr: np.ndarray       # start of each row in the value array (n + 1)
+    colors: np.ndarray    # colour of each body (finite-difference groups)
+    adj_ptr: np.ndarray   # force-element neighbourhood of each body (itself included), CSR
+    adj_idx: np.ndarray
+    jp_ptr: np.ndarray    # lower-triangle products (c2, value index) of each (row, c1), CSR
+    jp: np.ndarray
+    midx: np.ndarray      # value index of each mass-block entry (nb, 7, 7), -1 above the diagonal
+
+    def as_tuple(self) -> tuple[np.ndarray, ...]:
+        return (self.pos, self.first, self.ptr, self.colors, self.adj_ptr, self.adj_idx, self.jp_ptr, self.jp,
+                self.midx)
+
+    @property
+    def size(self) -> int:
+        return int(self.ptr[-1])
+
+
+def build_pattern(cm: CompiledModel, with_forces: bool) -> Pattern:
+    """Envelope of M + Phi_q^T Phi_q (+ force-element coupling) in the better of the natural and the
+    reverse Cuthill-McKee body order (George & Liu ch. 4), with bodies kept contiguous."""
+    m = cm.arrays
+    nb = len(cm.body_names)
+    coupled = {(int(a), int(b)) for a, b in zip(m.row_body_i, m.row_body_j) if a >= 0 and b >= 0 and a != b}
+    forces = _force_pairs(cm)
+    if with_forces:
+        coupled |= set(forces)
+    edges = coupled | {(b, a) for a, b in coupled}
+
+    def envelope(order):
+        pos = np.zeros(cm.n_q, dtype=np.int64)
+        k = 0
+        for b in order:
+            for i in range(m.body_q_num[b]):
+                pos[m.body_q_adr[b] + i] = k
+                k += 1
+        first = np.arange(cm.n_q, dtype=np.int64)       # indexed by envelope row
+        for b1, b2 in [(b, b) for b in range(nb)] + sorted(edges):
+            p1 = pos[m.body_q_adr[b1]:m.body_q_adr[b1] + m.body_q_num[b1]]
+            p2 = pos[m.body_q_adr[b2]:m.body_q_adr[b2] + m.body_q_num[b2]]
+            np.minimum.at(first, np.maximum.outer(p1, p2).ravel(), np.minimum.outer(p1, p2).ravel())
+        return pos, first
+
+    best = None
+    orders = [np.arange(nb)]
+    if nb > 2 and edges:
+        graph = csr_matrix((np.ones(len(edges)), ([a for a, _ in edges], [b for _, b in edges])), shape=(nb, nb))
+        orders.append(np.asarray(reverse_cuthill_mckee(graph, symmetric_mode=True), dtype=np.int64))
+    for order in orders:
+        pos, first_by_pos = envelope(order)
+        size = int(np.sum(np.arange(cm.n_q) - first_by_pos + 1))
+        if best is None or size < best[0]:
+            best = (size, pos, first_by_pos)
+    _, pos, first = best
+    ptr = np.zeros(cm.n_q + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(np.arange(cm.n_q) - first + 1)
+
+    # distance-2 colouring of the force graph: bodies of one colour share no neighbourhood
+    nbrs = [{b} for b in range(nb)]
+    for a, b in forces:
+        nbrs[a].add(b)
+        nbrs[b].add(a)
+    colors = -np.ones(nb, dtype=np.int64)
+    for b in range(nb):
+        taken = {colors[x] for y in nbrs[b] for x in nbrs[y]}
+        c = 0
+        while c in taken:
+            c += 1
+        colors[b] = c
+    adj_ptr = np.zeros(nb + 1, dtype=np.int64)
+    adj_ptr[1:] = np.cumsum([len(s) for s in nbrs])
+    adj_idx = np.array([x for s in nbrs for x in sorted(s)], dtype=np.int64)
+
+    # index tables of the assembly: pairs of each Jacobian row block and entries of each mass block
+    index = lambda p1, p2: ptr[p1] + p2 - first[p1]  # noqa: E731  (requires p2 <= p1)
+    translational = np.zeros(cm.n_q, dtype=bool)   # DP1 and ANGLE rows never involve these columns
+    for b in range(nb):
+        ntr = {ma.RIGID: 3, ma.PLANAR: 2}.get(int(m.body_kind[b]), int(m.body_q_num[b]))
+        translational[m.body_q_adr[b]:m.body_q_adr[b] + ntr] = True
+    jp, jp_ptr = [], [0]
+    for k in range(cm.n_rows):
+        rotational = m.row_type[k] in (ma.ROW_DP1, ma.ROW_ANGLE)
+        cols = [(c, int(col)) for c, col in enumerate(m.row_cols[k])
+                if col >= 0 and not (rotational and translational[col])]
+        for c1 in range(MAX_ROW_COLS):
+            col1 = int(m.row_cols[k, c1])
+            if col1 >= 0 and (c1, col1) in cols:
+                jp += [(c2, index(pos[col1], pos[col2])) for c2, col2 in cols if pos[col2] <= pos[col1]]
+            jp_ptr.append(len(jp))
+    midx = -np.ones((nb, 7, 7), dtype=np.int64)
+    for b in range(nb):
+        a = m.body_q_adr[b]
+        for i in range(m.body_q_num[b]):
+            for j in range(m.body_q_num[b]):
+                if pos[a + j] <= pos[a + i]:
+                    midx[b, i, j] = index(pos[a + i], pos[a + j])
+    return Pattern(pos, first.astype(np.int64), ptr, colors, adj_ptr, adj_idx, np.array(jp_ptr, dtype=np.int64),
+                   np.array(jp, dtype=np.int64).reshape(-1, 2), midx)
+
+
+class ALFIntegrator:
+    """Fixed-step ALI3-P integrator of one compiled model (seed 000 ch. 8.5; Bayo & Ledesma 1996).
+
+    Options: ``penalty`` (c = penalty x largest diagonal of M, default 1e7 as seed 000 eq. 5.37),
+    ``tol`` (Newton convergence, max |dq|, m or rad; the last correction is applied, so results hardly
+    depend on it: 1e-8 and 1e-12 agree to 3 digits on the test models; the velocity-constraint residual
+    grows as tol x speed / length), ``accept_tol`` (a step that reaches ``max_iter``
+    is accepted if its last correction is below this, else ConvergenceError), ``max_iter`` (Newton
+    iterations per step = residual evaluations and factorisations, >= 2: the last one checks convergence
+    and its factorisation serves the projections; a converging step normally takes 2),
+    ``tangent`` ("auto": add the finite-difference force Jacobian h/2 C + h^2/4 K when the model has
+    springs, dampers or bushings; "full": always; "constraints": never), ``pivot_tol``, ``fd_eps``."""
+
+    name = "alf"
+
+    def __init__(self, cm: CompiledModel, step: float, initial: AssemblyResult | None = None, *,
+                 penalty: float = 1e7, tol: float = 1e-9, accept_tol: float = 1e-6, max_iter: int = 10,
+                 tangent: str = "auto", pivot_tol: float = 1e-13, fd_eps: float = 1e-7):
+        if not step > 0.0:
+            raise ValueError(f"ALF step must be positive, got {step!r}")
+        if int(max_iter) < 2:
+            raise ValueError(f"max_iter must be at least 2 (a correction and the converged evaluation), got {max_iter}")
+        if tangent not in ("auto", "full", "constraints"):
+            raise ValueError(f"tangent must be 'auto', 'full' or 'constraints', got {tangent!r}")
+        self.cm = cm
+        self.step = float(step)
+        initial = initial if initial is not None else assemble(cm)
+        m = cm.arrays
+        n, nr, nb, nm = cm.n_q, cm.n_rows, len(cm.body_names), len(cm.marker_names)
+        has_springs = bool(len(m.tsda_mi) or len(m.rsda_mi) or len(m.bush_mi))
+        self.use_fd = tangent == "full" or (tangent == "auto" and has_springs)
+        self.off, noncons = force_variant_parts(cm)
+        self.pattern = build_pattern(cm, self.use_fd)
+        ev = Evaluator(cm)
+        self.m_ref = float(np.max(np.diag(ev.mass(initial.q)))) if n else 1.0
+        self.penalty = float(penalty)
+        self.opt = np.zeros(K.N_OPT)
+        self.opt[[K.OPT_C, K.OPT_TOL, K.OPT_ACCEPT, K.OPT_MAX_ITER, K.OPT_USE_FD, K.OPT_NONCONS, K.OPT_PIVOT,
+                  K.OPT_FD_EPS]] = (self.penalty * self.m_ref, tol, accept_tol, max_iter, float(self.use_fd),
+                                    float(noncons), pivot_tol, fd_eps)
+        # state
+        self.sc = np.zeros(K.N_SC)
+        self.sc[K.SC_T] = initial.t
+        self.q = np.array(initial.q, dtype=float)
+        self.qd = np.array(initial.qd, dtype=float)
+        self.qdd = np.array(initial.qdd, dtype=float)
+        self.lam = np.array(initial.lam, dtype=float)
+        self.u = np.zeros(cm.n_inputs)
+        self.rsda_ref = np.array(m.rsda_theta0, dtype=float)
+        self.lam_star = self.lam.copy()       # augmented Lagrangian multipliers (trapezoidal scheme)
+        self._state = (self.sc, self.q, self.qd, self.qdd, self.lam, self.u, self.rsda_ref, np.zeros(cm.n_inputs),
+                       self.lam_star)
+        # workspace, allocated once
+        fr = (np.zeros((nb, 3)), np.zeros((nb, 3, 3)), np.zeros((nb, 3)), np.zeros((nb, 3)),
+              np.zeros((nm, 3)), np.zeros((nm, 3, 3)), np.zeros((nm, 3)), np.zeros((nm, 3)))
+        fo = (np.zeros((len(m.tsda_mi), 3)), np.zeros((len(m.rsda_mi), 3)), np.zeros((len(m.bush_mi), 6)),
+              np.zeros((len(m.act_mi), 3)))
+        vec = lambda k: np.zeros(k)  # noqa: E731
+        self._ws = (fr, fo, vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),
+                    vec(n), vec(n), vec(n), np.zeros((nb, 7, 7)), vec(n), vec(n), vec(n), vec(nr), vec(nr),
+                    vec(n), vec(n), vec(n), vec(n), vec(self.pattern.size),
+                    np.zeros((n, n) if self.use_fd else (1, 1)), vec(nb),
+                    vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)))
+        self._pat = self.pattern.as_tuple()
+        self._mt = tuple(m)
+        self._empty = (np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, nr)))
+        self.last_report = np.zeros((0, K.N_REP))
+
+    # --- state -------------------------------------------------------------------------------------
+    @property
+    def t(self) -> float:
+        return float(self.sc[K.SC_T])
+
+    @property
+    def energy_dissipated(self) -> float:
+        """Work removed by dampers since the start (J)."""
+        return float(self.sc[K.SC_W_DISS])
+
+    @property
+    def energy_input(self) -> float:
+        """Work of time-function forces, loads, inputs, actuators and drivers since the start (J)."""
+        return float(self.sc[K.SC_W_IN])
+
+    def save(self) -> tuple[np.ndarray, ...]:
+        """A copy of the complete state (restore it with ``restore``)."""
+        return tuple(a.copy() for a in self._state)
+
+    def restore(self, saved: tuple[np.ndarray, ...]) -> None:
+        """Put back a state from ``save`` (in place: the live arrays keep their identity)."""
+        for dst, src in zip(self._state, saved):
+            np.copyto(dst, src)
+
+    # --- stepping ------------------------------------------------------------------------------------
+    def advance(self, n_steps: int, h: float | None = None, record: bool = False):
+        """Take ``n_steps`` steps of size ``h`` (default: the nominal step). Returns the per-step reports
+        (n_steps, 8: REPORT_KEYS) and, with ``record``, also (q, qd, qdd, lam) after every step.
+        Raises ConvergenceError (state left at the start of the failing step)."""
+        h = self.step if h is None else float(h)
+        n_steps = int(n_steps)
+        rep = np.zeros((n_steps, K.N_REP))
+        if record:
+            rec = (np.zeros((n_steps, self.cm.n_q)), np.zeros((n_steps, self.cm.n_q)),
+                   np.zeros((n_steps, self.cm.n_q)), np.zeros((n_steps, self.cm.n_rows)))
+        else:
+            rec = self._empty
+        status, done, err = K.alf_advance(self._mt, self.off, self._pat, self._state, self._ws, self.opt, n_steps,
+                                          h, rep, *rec)
+        self.last_report = rep[:done]
+        if status != K.OK:
+            self._raise(status, h, err)
+        return (rep, *rec) if record else rep
+
+    def advance_to(self, t_target: float, record: bool = False):
+        """Advance to ``t_target`` in equal substeps of at most the nominal step; t ends exactly at t_target."""
+        span = t_target - self.t
+        if span <= 0.0:
+            if span < -1e-12 * max(1.0, abs(t_target)):
+                raise ValueError(f"cannot advance backwards from t = {self.t:.9g} s to {t_target:.9g} s")
+            return self.advance(0, self.step, record)
+        n = max(1, math.ceil(span / self.step * (1.0 - 1e-9)))   # a substep may exceed h by 1e-9 h
+        out = self.advance(n, span / n, record)
+        self.sc[K.SC_T] = t_target
+        return out
+
+    def _raise(self, status: int, h: float, err: float) -> None:
+        names = self.cm.q_names
+        if status == K.SINGULAR:
+            coord = int(np.argsort(self.pattern.pos)[int(err)])
+            detail = (f"no mass and no constraint stiffness on coordinate {names[coord]} (a massless or "
+                      f"inertia-free body that the joints do not hold)")
+        else:
+            dq = self._ws[17]
+            worst = int(np.argmax(np.abs(np.nan_to_num(dq, nan=np.inf)))) if len(dq) else -1
+            detail = f"max |dq| = {err:.3g}" + (f", largest correction on {names[worst]}" if worst >= 0 else "")
+        raise ConvergenceError(
+            f"model '{self.cm.model.name}': ALF integrator failed at t = {self.t + h:.9g} s (step {h:.3g} s): "
+            f"{_REASONS.get(status, 'unknown failure')} ({detail}); reduce the step or check the model")

@@ -1,0 +1,106 @@
+"""Accurate variable-step reference integration (for validating the fixed-step integrators).
+
+The index-1 form M qdd + Phi_q^T lam = Q, Phi_q qdd = gamma (analyses.assembly.solve_dynamics) gives
+y' = (qd, qdd, P_diss, P_in), integrated by scipy's solve_ivp (DOP853 or Radau) between output
+times; at every output time q and qd are projected back onto Phi = 0 and Phi_q qd = nu (minimum-norm
+Newton and least-squares corrections, analyses.assembly) and the integration restarts from there
+(coordinate projection, Hairer & Wanner VII.2). Not for singular positions: the KKT matrix is
+singular there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from ...compiler import CompiledModel
+from ...errors import ConvergenceError
+from ..assembly import AssemblyResult, assemble, assemble_positions, solve_dynamics, solve_velocities
+from ..evaluate import Evaluator
+from ..linear import independent_rows
+from ..trajectory import Trajectory
+from .alf import REPORT_KEYS, force_variant_parts, force_variants
+
+
+class _Powers:
+    """Dissipated and input power (W) at a state, with the force-model variants of the ALF kernel."""
+
+    def __init__(self, cm: CompiledModel, ev: Evaluator):
+        self.ev = ev
+        _, self.noncons = force_variant_parts(cm)
+        damped, cons = force_variants(cm)
+        self.ev_d = Evaluator(dataclasses.replace(cm, arrays=damped))
+        self.ev_c = Evaluator(dataclasses.replace(cm, arrays=cons))
+
+    def __call__(self, t: float, q: np.ndarray, qd: np.ndarray, lam: np.ndarray) -> tuple[float, float]:
+        ev = self.ev
+        p_in = -float(lam @ ev.nu)                      # rheonomic constraints (drivers): -lam . nu
+        if not (self.noncons or np.any(ev.u)):
+            return 0.0, p_in
+        Qf = ev.forces(t, q, qd).copy()
+        for e in (self.ev_d, self.ev_c):
+            e.rsda_ref[:] = ev.rsda_ref
+        Qd = self.ev_d.forces(t, q, qd).copy()
+        Qc = self.ev_c.forces(t, q, qd).copy()
+        return float(-(Qd - Qc) @ qd), p_in + float((Qf - Qd) @ qd)
+
+
+def integrate_reference(cm: CompiledModel, t_out: np.ndarray, initial: AssemblyResult | None = None, *,
+                        method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-10,
+                        max_step: float = np.inf, progress=None) -> Trajectory:
+    """Trajectory at the times ``t_out`` (s, increasing, t_out[0] = start time) from ``initial`` (default:
+    assemble(cm) at t_out[0]). ``info`` holds REPORT_KEYS; 'iterations' = right-hand-side evaluations
+    per output interval."""
+    t_out = np.asarray(t_out, dtype=float)
+    initial = initial if initial is not None else assemble(cm, t=float(t_out[0]))
+    ev = Evaluator(cm)
+    powers = _Powers(cm, ev)
+    n = cm.n_q
+    ev.constraints(float(t_out[0]), initial.q)
+    rows = independent_rows(ev.J)[0]
+
+    def rhs(t, y):
+        q, qd = y[:n], y[n:2 * n]
+        try:
+            qdd, lam = solve_dynamics(ev, t, q, qd, rows)
+        except np.linalg.LinAlgError:
+            raise ConvergenceError(f"model '{cm.model.name}': reference integration: singular KKT matrix at "
+                                   f"t = {t:.9g} s (a singular position, or a coordinate without mass or "
+                                   f"constraint); the ALF integrator passes such states") from None
+        ev.rsda_ref[:] = ev.rsda_out[:, 0]             # turn counting follows the solution
+        p_diss, p_in = powers(t, q, qd, lam)
+        return np.concatenate([qd, qdd, [p_diss, p_in]])
+
+    N = len(t_out)
+    out = {k: np.zeros((N, n)) for k in ("q", "qd", "qdd")}
+    lam_out = np.zeros((N, cm.n_rows))
+    info = {k: np.zeros(N) for k in REPORT_KEYS}
+    y = np.concatenate([initial.q, initial.qd, [0.0, 0.0]])
+    for i, t in enumerate(t_out):
+        if i > 0:
+            sol = solve_ivp(rhs, (t_out[i - 1], t), y, method=method, rtol=rtol, atol=atol, max_step=max_step)
+            if not sol.success:
+                raise ConvergenceError(f"model '{cm.model.name}': reference integration failed between "
+                                       f"t = {t_out[i - 1]:.9g} s and {t:.9g} s: {sol.message}")
+            y = sol.y[:, -1].copy()
+            info["iterations"][i] = sol.nfev
+        # coordinate projection onto the constraint manifold, then consistent accelerations
+        q, _ = assemble_positions(ev, t, y[:n])
+        qd = solve_velocities(ev, t, q, y[n:2 * n])
+        y[:n], y[n:2 * n] = q, qd
+        ev.constraints(t, q, qd)
+        rows = independent_rows(ev.J)[0]
+        qdd, lam = solve_dynamics(ev, t, q, qd, rows)
+        out["q"][i], out["qd"][i], out["qdd"][i], lam_out[i] = q, qd, qdd, lam
+        info["residual_position"][i] = np.max(np.abs(ev.phi), initial=0.0)
+        info["residual_velocity"][i] = np.max(np.abs(ev.J @ qd - ev.nu), initial=0.0)
+        info["residual_acceleration"][i] = np.max(np.abs(ev.J @ qdd - ev.gamma), initial=0.0)
+        info["energy_kinetic"][i] = ev.kinetic_energy(q, qd)
+        info["energy_potential"][i] = ev.gravity_energy(q) + ev.spring_energy
+        info["energy_dissipated"][i], info["energy_input"][i] = y[2 * n], y[2 * n + 1]
+        if progress is not None:
+            progress((t - t_out[0]) / max(t_out[-1] - t_out[0], 1e-300))
+    return Trajectory(t_out.copy(), out["q"], out["qd"], out["qdd"], lam_out, u=np.zeros((N, cm.n_inputs)),
+                      info=info, analysis="dynamics (reference)")

@@ -1,0 +1,105 @@
+"""simulate: forward dynamics of a compiled model over a time interval, returned as a Trajectory."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from ..compiler import CompiledModel
+from ..errors import AnalysisError
+from ..kernels.integrate_alf import SC_T
+from .assembly import AssemblyResult, assemble
+from .evaluate import Evaluator
+from .integrators import INTEGRATORS, REPORT_KEYS, ALFIntegrator, integrate_reference
+from .trajectory import Trajectory
+
+_CHUNK_STEPS = 4096   # integrator steps per call into numba when every step is an output
+
+
+def output_times(t_start: float, t_end: float, output_step: float) -> np.ndarray:
+    """t_start, t_start + output_step, ... and t_end (s); the last interval may be shorter."""
+    if not t_end > t_start:
+        raise AnalysisError(f"simulate: t_end ({t_end}) must be greater than t_start ({t_start})")
+    if not output_step > 0.0:
+        raise AnalysisError(f"simulate: output_step must be positive, got {output_step}")
+    n = math.floor((t_end - t_start) / output_step * (1.0 + 1e-12))
+    t = t_start + output_step * np.arange(n + 1)
+    if t_end - t[-1] > 1e-9 * output_step:
+        t = np.append(t, t_end)
+    t[-1] = t_end
+    return t
+
+
+def _initial_info(cm: CompiledModel, a: AssemblyResult) -> dict[str, float]:
+    ev = Evaluator(cm)
+    ev.forces(a.t, a.q, a.qd)
+    ev.constraints(a.t, a.q, a.qd)
+    res = lambda x: float(np.max(np.abs(x), initial=0.0))  # noqa: E731
+    return {"iterations": 0.0, "residual_position": res(ev.phi), "residual_velocity": res(ev.J @ a.qd - ev.nu),
+            "residual_acceleration": res(ev.J @ a.qdd - ev.gamma),
+            "energy_kinetic": ev.kinetic_energy(a.q, a.qd),
+            "energy_potential": ev.gravity_energy(a.q) + ev.spring_energy,
+            "energy_dissipated": 0.0, "energy_input": 0.0}
+
+
+def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "alf",
+             progress: Callable[[float], None] | None = None, t_start: float = 0.0,
+             output_step: float | None = None, initial: AssemblyResult | None = None, **options) -> Trajectory:
+    """Forward dynamics from ``initial`` (default: assemble(cm, t_start)) to ``t_end`` (s).
+
+    ``step``: integrator step (s; for "reference" only the default output step); ``output_step``: spacing
+    of the returned rows (default ``step``); ``progress(fraction)`` is called as the run advances;
+    ``options`` go to the integrator (ALFIntegrator or integrate_reference). ``info`` holds per-row
+    reports REPORT_KEYS: 'iterations' (Newton iterations, or RHS evaluations, since the previous
+    row), 'residual_position|velocity|acceleration' (max |Phi|, |Phi_q qd - nu|, |Phi_q qdd - gamma|),
+    'energy_kinetic', 'energy_potential' (gravity + springs), 'energy_dissipated' (work removed by
+    dampers), 'energy_input' (work of time-function forces, loads, inputs, actuators and drivers), J.
+    For a passive model kinetic + potential + dissipated - input stays constant."""
+    if integrator not in INTEGRATORS:
+        raise AnalysisError(f"simulate: unknown integrator '{integrator}' (choose from {', '.join(INTEGRATORS)})")
+    output_step = step if output_step is None else output_step
+    t_out = output_times(t_start, t_end, output_step)
+    initial = initial if initial is not None else assemble(cm, t=t_start)
+    if abs(initial.t - t_start) > 1e-12 * max(1.0, abs(t_start)):
+        raise AnalysisError(f"simulate: the initial state is at t = {initial.t} s, not t_start = {t_start} s")
+    if integrator == "reference":
+        return integrate_reference(cm, t_out, initial, progress=progress, **options)
+
+    ig = ALFIntegrator(cm, step, initial, **options)
+    N = len(t_out)
+    q, qd, qdd = (np.zeros((N, cm.n_q)) for _ in range(3))
+    lam = np.zeros((N, cm.n_rows))
+    info = {k: np.zeros(N) for k in REPORT_KEYS}
+    q[0], qd[0], qdd[0], lam[0] = initial.q, initial.qd, initial.qdd, initial.lam
+    for k, v in _initial_info(cm, initial).items():
+        info[k][0] = v
+
+    def store(i, rep, rq, rqd, rqdd, rlam, iterations):
+        q[i], qd[i], qdd[i], lam[i] = rq, rqd, rqdd, rlam
+        for j, key in enumerate(REPORT_KEYS):
+            info[key][i] = rep[j]
+        info["iterations"][i] = iterations
+
+    if abs(output_step - step) <= 1e-12 * step and np.allclose(np.diff(t_out), step, rtol=1e-9, atol=0.0):
+        i = 1
+        while i < N:                                   # every step is an output: record in chunks
+            k = min(_CHUNK_STEPS, N - i)
+            rep, rq, rqd, rqdd, rlam = ig.advance(k, step, record=True)
+            rows = slice(i, i + k)
+            q[rows], qd[rows], qdd[rows], lam[rows] = rq, rqd, rqdd, rlam
+            for j, key in enumerate(REPORT_KEYS):
+                info[key][rows] = rep[:, j]
+            i += k
+            ig.sc[SC_T] = t_out[i - 1]
+            if progress is not None:
+                progress((i - 1) / (N - 1))
+    else:
+        for i in range(1, N):
+            rep, rq, rqd, rqdd, rlam = ig.advance_to(t_out[i], record=True)
+            store(i, rep[-1], rq[-1], rqd[-1], rqdd[-1], rlam[-1], rep[:, 0].sum())
+            if progress is not None:
+                progress(i / (N - 1))
+    return Trajectory(t_out, q, qd, qdd, lam, u=np.zeros((N, cm.n_inputs)), info=info,
+                      analysis=f"dynamics ({integrator}, step {step:g} s)")

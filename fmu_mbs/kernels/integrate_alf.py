@@ -1,0 +1,316 @@
+"""Index-3 augmented Lagrangian with the trapezoidal rule and mass-orthogonal projections (ALI3-P).
+
+Bayo & Ledesma (Nonlinear Dyn. 1996); Cuadrado, Cugnon, Dopico & Naya (Multibody Syst. Dyn. 2000);
+seed 000 eqs. 8.124-8.129 and 5.37 (penalty 1e7 x max M). Per step t -> t + h:
+
+  trapezoidal rule, positions primary:  qd = 2/h (q - q_n) - qd_n,  qdd = 4/h^2 (q - q_n) - 4/h qd_n - qdd_n
+  residual  f(q) = h^2/4 (M qdd - Q) + Phi_q^T (h^2/4 lam* + c Phi),   alpha = 4 c / h^2
+  tangent   T = W + c Phi_q^T Phi_q,   W = M + h/2 C + h^2/4 K   (C = -dQ/dqd, K = -dQ/dq, optional,
+            by finite differences, symmetrised)
+  Newton    T dq = -f from the predictor q_n + h qd_n + h^2/2 qdd_n (eq. 8.135), lam* += alpha Phi after
+            every iteration (augmented Lagrangian update, lam* carried over steps); converged when
+            max |dq| <= tol after at least one correction; that last dq is applied and the factorisation
+            of its iteration serves both projections:
+            T qd = W qd* + c Phi_q^T nu,   T qdd = W qdd* + c Phi_q^T gamma(q, qd)
+            (solved in correction form, T (qd - qd*) = c Phi_q^T (nu - Phi_q qd*), so that round-off
+            scales with the correction: with c = 1e7 kg the plain form lost ~1e-7 rad per 0.3 s)
+  multipliers lam* += alpha (Phi + Phi_q dq) (the last correction's share), reported
+            lam = lam* + c (Phi_q qdd - gamma) (the acceleration projection's share): second-order
+            accurate, where lam* is first order.
+
+c = penalty x (largest mass-matrix diagonal) is independent of h, so steps of any size share the
+conditioning. The whole step loop runs here; the caller allocates every array once.
+
+Energy bookkeeping per step (trapezoidal in time): W_diss = int P_diss dt with P_diss the power
+removed by dampers, W_in = int P_in dt with P_in the power of time functions, loads, inputs,
+actuators and drivers (-lam . nu). P come from three force evaluations with model variants
+(system.force_variant): full, conservative + dampers, conservative.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from .constraints import eval_constraint_rows
+from .linalg import env_cholesky, env_solve_permuted
+from .mass import gravity_potential, kinetic_energy
+from .model_arrays import ModelArrays
+from .system import (
+    VARIANT_CONSERVATIVE,
+    VARIANT_DAMPED,
+    VARIANT_NO_INPUTS,
+    assemble_iteration_matrix,
+    eval_frames_ws,
+    fd_force_jacobian,
+    force_variant,
+    jac_residual,
+    jac_t_times,
+    jac_times,
+    mass_blocks,
+    mass_times,
+    powers,
+    total_forces_ws,
+)
+
+# status codes returned by alf_advance
+OK = 0
+SINGULAR = 1        # iteration matrix not positive definite
+NOT_FINITE = 2      # NaN or inf in the Newton correction
+DIVERGED = 3        # a Newton correction exceeds 100 times the smallest one of the step
+NOT_CONVERGED = 4   # max_iter reached with the correction above accept_tol
+
+# option vector layout (float64 array)
+OPT_C = 0           # c = penalty * m_ref (kg)
+OPT_TOL = 1         # convergence: max |dq| <= tol
+OPT_ACCEPT = 2      # accept after max_iter if max |dq| <= accept_tol
+OPT_MAX_ITER = 3
+OPT_USE_FD = 4      # 1: add h/2 C + h^2/4 K (finite differences) to W
+OPT_NONCONS = 5     # 1: the model has non-conservative elements (energy split needs force variants)
+OPT_PIVOT = 6       # relative pivot tolerance of the Cholesky factorisation
+OPT_FD_EPS = 7      # relative finite-difference step
+N_OPT = 8
+
+# state scalars sc
+SC_T = 0
+SC_W_DISS = 1
+SC_W_IN = 2
+SC_STEPS = 3
+SC_P_DISS = 4       # dissipated and input power at the current state (W), valid if SC_P_VALID == 1
+SC_P_IN = 5
+SC_P_VALID = 6
+N_SC = 7
+
+# report columns
+REP_ITER = 0
+REP_PHI = 1
+REP_VEL = 2
+REP_ACC = 3
+REP_KIN = 4
+REP_POT = 5
+REP_DISS = 6
+REP_IN = 7
+N_REP = 8
+
+
+@njit(cache=True)
+def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, rec_lam):
+    """Advance the state ``st`` by n_steps steps of size h (s). Returns (status, steps done, max |dq| of
+    the failing step, or for SINGULAR the envelope row whose pivot failed); on failure the state is left
+    at the start of the failing step.
+
+    mt: tuple(ModelArrays); off: arrays for system.force_variant; pat: see system.assemble_iteration_matrix
+    (colors: finite-difference colour of each body); st = (sc, q, qd, qdd, lam, u, rsda_ref, u_last, lam*)
+    with u_last the inputs of the powers kept in sc and lam* the AL multipliers; ws: workspace (built by
+    analyses.integrators.alf); opt: OPT_*; rep (n_steps, N_REP); rec_* (n_steps, .), or (0, .) to skip."""
+    m = ModelArrays(*mt)
+    mx = force_variant(m, off, VARIANT_NO_INPUTS)
+    pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx = pat
+    sc, q, qd, qdd, lam, u, rsda_ref, u_last, lam_s = st
+    (fr, fo, phi, jac, nu, gamma, jtw, Q, Qa, Qb, mb, q0, qd0, qdd0, lam0, y, res, dq, rhs, work, val, Wx,
+     dlt, phi2, jac2, nu2, gamma2, jtw2) = ws
+
+    n = q.shape[0]
+    nr = lam.shape[0]
+    c = opt[OPT_C]
+    tol = opt[OPT_TOL]
+    accept_tol = opt[OPT_ACCEPT]
+    max_iter = int(opt[OPT_MAX_ITER])
+    use_fd = opt[OPT_USE_FD] > 0.0
+    pivot = opt[OPT_PIVOT]
+    fd_eps = opt[OPT_FD_EPS]
+    noncons = opt[OPT_NONCONS] > 0.0
+    u_changed = False
+    for i in range(u.shape[0]):
+        if u[i] != 0.0:
+            noncons = True
+        if u[i] != u_last[i]:
+            u_changed = True
+            u_last[i] = u[i]
+    md = mx
+    mc = mx
+    if noncons:
+        md = force_variant(m, off, VARIANT_DAMPED)
+        mc = force_variant(m, off, VARIANT_CONSERVATIVE)
+    n_colors = 0
+    for b in range(colors.shape[0]):
+        if colors[b] + 1 > n_colors:
+            n_colors = colors[b] + 1
+    record = rec_q.shape[0] > 0
+
+    hh4 = 0.25 * h * h
+    a2 = 2.0 / h
+    a4 = 4.0 / (h * h)
+    alpha = c * a4
+    t0 = sc[SC_T]
+
+    # powers at the start state, unless kept from the last call with the same inputs
+    if sc[SC_P_VALID] == 0.0 or u_changed:
+        eval_frames_ws(m, q, qd, fr)
+        r, A, v, w, o, R, vo, wm = fr
+        eval_constraint_rows(m, t0, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
+        sc[SC_P_DISS], sc[SC_P_IN] = powers(m, mx, md, mc, t0, q, qd, u, rsda_ref, fr, fo, Qa, Qb, lam, nu,
+                                             noncons)
+        sc[SC_P_VALID] = 1.0
+    p_diss0 = sc[SC_P_DISS]
+    p_in0 = sc[SC_P_IN]
+
+    for step in range(n_steps):
+        t1 = t0 + (step + 1) * h
+        for i in range(n):
+            q0[i] = q[i]
+            qd0[i] = qd[i]
+            qdd0[i] = qdd[i]
+        for k in range(nr):
+            lam0[k] = lam_s[k]
+        # predictor (seed 000 eq. 8.135) and the trapezoidal velocities/accelerations
+        for i in range(n):
+            d = h * qd0[i] + 0.5 * h * h * qdd0[i]
+            q[i] = q0[i] + d
+            qd[i] = a2 * d - qd0[i]
+            qdd[i] = a4 * d - 2.0 * a2 * qd0[i] - qdd0[i]
+        if use_fd:
+            fd_force_jacobian(m, mx, t1, q, qd, u, rsda_ref, fr, fo, Qa, Qb, Wx, hh4, 0.5 * h, fd_eps, colors,
+                              n_colors, adj_ptr, adj_idx, dlt)
+
+        status = OK
+        err = 0.0
+        err_min = math.inf
+        iters = 0
+        V_s = 0.0
+        for it in range(max_iter):
+            V_s = total_forces_ws(m, mx, t1, q, qd, fr, u, rsda_ref, Q, fo)
+            r, A, v, w, o, R, vo, wm = fr
+            eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
+            mass_blocks(m, q, mb)
+            if it > 0:
+                for k in range(nr):
+                    lam_s[k] += alpha * phi[k]
+            # residual f = h^2/4 (M qdd - Q) + Phi_q^T (h^2/4 lam* + c Phi)
+            mass_times(m, mb, qdd, res, hh4, False)
+            for i in range(n):
+                res[i] -= hh4 * Q[i]
+            for k in range(nr):
+                y[k] = hh4 * lam_s[k] + c * phi[k]
+            jac_t_times(m, jac, y, res, 1.0)
+            assemble_iteration_matrix(m, mb, jac, c, Wx, use_fd, pat, val)
+            iters = it + 1
+            bad = env_cholesky(first, ptr, val, pivot)
+            if bad >= 0:
+                status = SINGULAR
+                err = float(bad)             # the failing envelope row, for the error message
+                break
+            for i in range(n):
+                dq[i] = -res[i]
+            env_solve_permuted(first, ptr, val, pos, dq, work)
+            err = 0.0
+            for i in range(n):
+                e = abs(dq[i])
+                if not (e <= err):
+                    err = e
+            if not math.isfinite(err):
+                status = NOT_FINITE
+                break
+            if err <= tol and it > 0:       # at least one correction: the predictor alone is explicit
+                break
+            if err < err_min:
+                err_min = err
+            if it >= 2 and err > 100.0 * err_min and err > accept_tol:
+                status = DIVERGED
+                break
+            if it == max_iter - 1:
+                if err > accept_tol:
+                    status = NOT_CONVERGED
+                break
+            for i in range(n):
+                q[i] += dq[i]
+                d = q[i] - q0[i]
+                qd[i] = a2 * d - qd0[i]
+                qdd[i] = a4 * d - 2.0 * a2 * qd0[i] - qdd0[i]
+
+        if status != OK:
+            for i in range(n):
+                q[i] = q0[i]
+                qd[i] = qd0[i]
+                qdd[i] = qdd0[i]
+            for k in range(nr):
+                lam_s[k] = lam0[k]
+            return status, step, err
+
+        # converged: apply the last correction dq (below tol) without a new evaluation. The multipliers
+        # take its constraint part, lam = lam* + alpha (Phi + Phi_q dq); without it lam would be off by
+        # up to alpha * tol (4e3 N for c = 1e7 kg, h = 1e-3 s, tol = 1e-10 m).
+        jac_times(m, jac, dq, y)
+        for k in range(nr):
+            lam_s[k] += alpha * (phi[k] + y[k])
+        for i in range(n):
+            q[i] += dq[i]
+            d = q[i] - q0[i]
+            qd[i] = a2 * d - qd0[i]
+            qdd[i] = a4 * d - 2.0 * a2 * qd0[i] - qdd0[i]
+        # projections with the factorisation T of the last iteration and its Phi_q (so that T and the right
+        # sides agree: with c = 1e7 kg, a Phi_q one tolerance away would move qdd by 1e-3 of the correction),
+        # in correction form: T (qd - qd*) = c Phi_q^T (nu - Phi_q qd*) is T qd = W qd* + c Phi_q^T nu, with
+        # round-off relative to the small correction (the plain form lost ~1e-7 rad per 0.3 s)
+        jac_times(m, jac, qd, y)
+        for k in range(nr):
+            y[k] = nu[k] - y[k]
+        for i in range(n):
+            rhs[i] = 0.0
+        jac_t_times(m, jac, y, rhs, c)
+        env_solve_permuted(first, ptr, val, pos, rhs, work)
+        for i in range(n):
+            qd[i] += rhs[i]
+        eval_frames_ws(m, q, qd, fr)      # gamma(q, qd) and the residuals at the final state
+        r, A, v, w, o, R, vo, wm = fr
+        eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi2, jac2, nu2, gamma2, jtw2)
+        jac_times(m, jac, qdd, y)
+        for k in range(nr):
+            y[k] = gamma2[k] - y[k]
+        for i in range(n):
+            rhs[i] = 0.0
+        jac_t_times(m, jac, y, rhs, c)
+        env_solve_permuted(first, ptr, val, pos, rhs, work)
+        for i in range(n):
+            qdd[i] += rhs[i]
+        # multipliers consistent with the projected accelerations: the projection changed M qdd by
+        # Phi_q^T c (gamma - Phi_q qdd) (W-orthogonally), so lam = lam* + c (Phi_q qdd - gamma) is second-
+        # order accurate (lam*, the trapezoidal multiplier, is first order). lam* stays the AL multiplier of
+        # the next step: starting it from lam costs 0.2 more Newton iterations per step.
+        jac_times(m, jac, qdd, y)
+        for k in range(nr):
+            lam[k] = lam_s[k] + c * (y[k] - gamma2[k])
+        for k in range(rsda_ref.shape[0]):
+            rsda_ref[k] = fo[1][k, 0]
+
+        # reports
+        p_diss1, p_in1 = powers(m, mx, md, mc, t1, q, qd, u, rsda_ref, fr, fo, Qa, Qb, lam, nu2, noncons)
+        sc[SC_W_DISS] += 0.5 * h * (p_diss0 + p_diss1)
+        sc[SC_W_IN] += 0.5 * h * (p_in0 + p_in1)
+        p_diss0 = p_diss1
+        p_in0 = p_in1
+        sc[SC_P_DISS] = p_diss1
+        sc[SC_P_IN] = p_in1
+        sc[SC_T] = t1
+        sc[SC_STEPS] += 1.0
+        res_pos = 0.0
+        for k in range(nr):
+            if abs(phi2[k]) > res_pos:
+                res_pos = abs(phi2[k])
+        rep[step, REP_ITER] = iters
+        rep[step, REP_PHI] = res_pos
+        rep[step, REP_VEL] = jac_residual(m, jac2, qd, nu2)
+        rep[step, REP_ACC] = jac_residual(m, jac2, qdd, gamma2)
+        rep[step, REP_KIN] = kinetic_energy(m, q, qd)
+        rep[step, REP_POT] = gravity_potential(m, q) + V_s
+        rep[step, REP_DISS] = sc[SC_W_DISS]
+        rep[step, REP_IN] = sc[SC_W_IN]
+        if record:
+            for i in range(n):
+                rec_q[step, i] = q[i]
+                rec_qd[step, i] = qd[i]
+                rec_qdd[step, i] = qdd[i]
+            for k in range(nr):
+                rec_lam[step, k] = lam[k]
+    return OK, n_steps, 0.0

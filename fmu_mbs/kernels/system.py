@@ -1,0 +1,343 @@
+"""The system quantities of M(q) qdd + Phi_q^T lam = Q(t, q, qd, u) evaluated into caller workspace
+(no allocation): frames, constraint rows, forces, block-diagonal mass matrix, products with M and
+Phi_q, and the assembly of the iteration matrix W + c Phi_q^T Phi_q into envelope storage.
+
+Frame workspace ``fr`` = (r, A, v, w, o, R, vo, wm) as in kernels.frames; force-element outputs
+``fo`` = (tsda_out, rsda_out, bush_out, act_out) as in kernels.forces. The mass matrix is kept as one
+dense block per body, ``mb[b, :n_b, :n_b]`` with n_b = body_q_num[b] (r-p bodies: diag(m I3,
+4 G^T Jbar G), seed 004). Also: variants of the force model with non-conservative terms switched off
+(for the energy split), and the finite-difference force Jacobian of the iteration matrix.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .constraints import eval_constraint_rows
+from .forces import add_applied_forces
+from .frames import add_wrench, eval_body_frames, eval_marker_frames
+from .linalg import env_add
+from .mass import add_inertia_forces
+from .model_arrays import PLANAR, POINT_MASS, ModelArrays
+
+
+@njit(cache=True)
+def eval_frames_ws(m, q, qd, fr):
+    r, A, v, w, o, R, vo, wm = fr
+    eval_body_frames(m, q, qd, r, A, v, w)
+    eval_marker_frames(m, r, A, v, w, o, R, vo, wm)
+
+
+@njit(cache=True)
+def eval_rows_ws(m, t, q, qd, fr, phi, jac, nu, gamma, jtw):
+    """Phi, Phi_q row blocks, nu, gamma at frames ``fr`` already evaluated at (q, qd)."""
+    r, A, v, w, o, R, vo, wm = fr
+    eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
+
+
+@njit(cache=True)
+def applied_forces_ws(m, t, q, fr, u, rsda_ref, Q, fo):
+    """Q = applied forces of model ``m`` at frames ``fr``; returns the spring potential energy (J)."""
+    r, A, v, w, o, R, vo, wm = fr
+    tsda_out, rsda_out, bush_out, act_out = fo
+    for i in range(Q.shape[0]):
+        Q[i] = 0.0
+    return add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_out, bush_out, act_out)
+
+
+@njit(cache=True)
+def add_marker_inputs(m, q, fr, u, Q):
+    """Q += the marker loads of the input vector (force u[adr:adr+3] at the marker origin and torque
+    u[adr+3:adr+6], world axes), as kernels.forces does, skipping markers whose inputs are all zero."""
+    r, A, v, w, o, R, vo, wm = fr
+    for k in range(m.marker_body.shape[0]):
+        adr = m.marker_input_adr[k]
+        b = m.marker_body[k]
+        if adr < 0 or b < 0:
+            continue
+        F0, F1, F2 = u[adr], u[adr + 1], u[adr + 2]
+        T0, T1, T2 = u[adr + 3], u[adr + 4], u[adr + 5]
+        if F0 == 0.0 and F1 == 0.0 and F2 == 0.0 and T0 == 0.0 and T1 == 0.0 and T2 == 0.0:
+            continue
+        s0, s1, s2 = o[k, 0] - r[b, 0], o[k, 1] - r[b, 1], o[k, 2] - r[b, 2]
+        add_wrench(m, b, q, F0, F1, F2, s1 * F2 - s2 * F1 + T0, s2 * F0 - s0 * F2 + T1, s0 * F1 - s1 * F0 + T2,
+                   1.0, Q)
+
+
+@njit(cache=True)
+def total_forces_ws(m, mx, t, q, qd, fr, u, rsda_ref, Q, fo):
+    """Frames at (q, qd), then Q = applied + velocity-dependent inertia forces; returns spring energy.
+    ``mx`` is ``m`` with marker inputs switched off (they are added here, skipping zero inputs, which
+    is much cheaper than the per-marker loop of kernels.forces)."""
+    eval_frames_ws(m, q, qd, fr)
+    V = applied_forces_ws(mx, t, q, fr, u, rsda_ref, Q, fo)
+    add_marker_inputs(m, q, fr, u, Q)
+    add_inertia_forces(m, q, qd, Q)
+    return V
+
+
+@njit(cache=True)
+def mass_blocks(m, q, mb):
+    """Per-body mass blocks at q (kg, kg m^2); r-p bodies: 4 G(p)^T Jbar G(p) on the p block."""
+    for b in range(m.body_kind.shape[0]):
+        kind = m.body_kind[b]
+        nb = m.body_q_num[b]
+        for i in range(nb):
+            for j in range(nb):
+                mb[b, i, j] = 0.0
+        mass = m.body_mass[b]
+        if kind == POINT_MASS:
+            for i in range(nb):
+                mb[b, i, i] = mass
+        elif kind == PLANAR:
+            mb[b, 0, 0] = mass
+            mb[b, 1, 1] = mass
+            mb[b, 2, 2] = m.body_inertia[b, 2, 2]
+        else:
+            for i in range(3):
+                mb[b, i, i] = mass
+            a = m.body_q_adr[b] + 3
+            e0, e1, e2, e3 = q[a], q[a + 1], q[a + 2], q[a + 3]
+            G = ((-e1, e0, e3, -e2), (-e2, -e3, e0, e1), (-e3, e2, -e1, e0))
+            J = m.body_inertia[b]
+            for r in range(4):
+                for c in range(r, 4):
+                    s = 0.0
+                    for i in range(3):
+                        gi = G[i][r]
+                        if gi == 0.0:
+                            continue
+                        for j in range(3):
+                            s += gi * J[i, j] * G[j][c]
+                    mb[b, 3 + r, 3 + c] = 4.0 * s
+                    mb[b, 3 + c, 3 + r] = 4.0 * s
+
+
+@njit(cache=True)
+def mass_times(m, mb, x, out, scale, accumulate):
+    """out (+)= scale * M x with the block-diagonal mass matrix."""
+    for b in range(m.body_kind.shape[0]):
+        a = m.body_q_adr[b]
+        nb = m.body_q_num[b]
+        for i in range(nb):
+            s = 0.0
+            for j in range(nb):
+                s += mb[b, i, j] * x[a + j]
+            if accumulate:
+                out[a + i] += scale * s
+            else:
+                out[a + i] = scale * s
+
+
+@njit(cache=True)
+def jac_t_times(m, jac, y, out, scale):
+    """out += scale * Phi_q^T y."""
+    for k in range(jac.shape[0]):
+        yk = scale * y[k]
+        if yk == 0.0:
+            continue
+        for c in range(jac.shape[1]):
+            col = m.row_cols[k, c]
+            if col >= 0:
+                out[col] += jac[k, c] * yk
+
+
+@njit(cache=True)
+def jac_times(m, jac, x, out):
+    """out = Phi_q x."""
+    for k in range(jac.shape[0]):
+        s = 0.0
+        for c in range(jac.shape[1]):
+            col = m.row_cols[k, c]
+            if col >= 0:
+                s += jac[k, c] * x[col]
+        out[k] = s
+
+
+@njit(cache=True)
+def jac_residual(m, jac, x, rhs):
+    """max_k |(Phi_q x)_k - rhs_k| (residual of a velocity or acceleration constraint level)."""
+    worst = 0.0
+    for k in range(jac.shape[0]):
+        s = -rhs[k]
+        for c in range(jac.shape[1]):
+            col = m.row_cols[k, c]
+            if col >= 0:
+                s += jac[k, c] * x[col]
+        if abs(s) > worst:
+            worst = abs(s)
+    return worst
+
+
+@njit(cache=True)
+def assemble_iteration_matrix(m, mb, jac, c, Wx, use_wx, pat, val):
+    """val = envelope of P (M + Wx + c Phi_q^T Phi_q) P^T with the index tables of ``pat`` = (pos, first,
+    ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx): for entry c1 of row k, jp[e] = (c2, value index)
+    for e in jp_ptr[k * ncol + c1] .. jp_ptr[k * ncol + c1 + 1] lists the lower-triangle products
+    c jac[k, c1] jac[k, c2]; midx[b, i, j] is the value index of mass entry (i, j) of body b or -1.
+    Wx (dense, symmetric, coupling only bodies adjacent in adj) is added when ``use_wx``. Returns the
+    number of Wx entries outside the envelope (0 unless the pattern is wrong)."""
+    pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx = pat
+    for k in range(val.shape[0]):
+        val[k] = 0.0
+    for b in range(m.body_kind.shape[0]):
+        nb = m.body_q_num[b]
+        for i in range(nb):
+            for j in range(nb):
+                e = midx[b, i, j]
+                if e >= 0:
+                    val[e] += mb[b, i, j]
+    ncol = jac.shape[1]
+    for k in range(jac.shape[0]):
+        base = k * ncol
+        for c1 in range(ncol):
+            e0 = jp_ptr[base + c1]
+            e1 = jp_ptr[base + c1 + 1]
+            if e0 == e1:
+                continue
+            x1 = c * jac[k, c1]
+            if x1 == 0.0:
+                continue
+            for e in range(e0, e1):
+                val[jp[e, 1]] += x1 * jac[k, jp[e, 0]]
+    lost = 0
+    if use_wx:
+        for b in range(m.body_kind.shape[0]):
+            a = m.body_q_adr[b]
+            nb = m.body_q_num[b]
+            for e in range(adj_ptr[b], adj_ptr[b + 1]):
+                b2 = adj_idx[e]
+                if b2 > b:
+                    continue
+                a2 = m.body_q_adr[b2]
+                n2 = m.body_q_num[b2]
+                for i in range(nb):
+                    for j in range(n2):
+                        if b2 == b and j > i:
+                            continue
+                        x = Wx[a + i, a2 + j]
+                        if x != 0.0:
+                            if not env_add(first, ptr, val, pos[a + i], pos[a2 + j], x):
+                                lost += 1
+    return lost
+
+
+# --- force-model variants (energy split) and the finite-difference force Jacobian ---------------------------
+
+#: field order of ModelArrays that force_variant rebuilds (checked against ModelArrays by the Python layer)
+MODEL_FIELDS = (
+    "dim", "gravity",
+    "body_kind", "body_q_adr", "body_q_num", "body_mass", "body_inertia",
+    "marker_body", "marker_pos", "marker_rot", "marker_input_adr",
+    "row_type", "row_mi", "row_mj", "row_axis_i", "row_axis_j", "row_c", "row_fn",
+    "row_body_i", "row_body_j", "row_cols",
+    "fn_type", "fn_adr", "fn_len", "fn_par",
+    "curve_par",
+    "tsda_mi", "tsda_mj", "tsda_k", "tsda_l0", "tsda_c", "tsda_fn", "tsda_spring", "tsda_damper",
+    "rsda_mi", "rsda_mj", "rsda_k", "rsda_theta0", "rsda_c", "rsda_fn", "rsda_spring", "rsda_damper",
+    "bush_mi", "bush_mj", "bush_k", "bush_c", "bush_kr", "bush_cr",
+    "load_marker", "load_fn", "load_frame",
+    "act_mi", "act_mj", "act_fn", "act_input_adr",
+)
+
+VARIANT_CONSERVATIVE = 0   # gravity and springs only
+VARIANT_DAMPED = 1         # ... plus dampers
+VARIANT_NO_INPUTS = 2      # the full model without the marker loads of the input vector
+
+
+@njit(cache=True)
+def force_variant(m, off, mode):
+    """ModelArrays with force terms switched off (see VARIANT_*); ``off`` = (zero tsda_c, tsda_fn -1,
+    tsda_damper without curves, zero rsda_c, rsda_fn -1, rsda_damper without curves, zero bush_c,
+    zero bush_cr, load_fn -1, marker_input_adr -1, act_fn -1, act_input_adr -1)."""
+    (z_tc, z_tfn, z_tdmp, z_rc, z_rfn, z_rdmp, z_bc, z_bcr, z_lfn, z_minp, z_afn, z_ainp) = off
+    tc, tdmp, rc, rdmp, bc, bcr = z_tc, z_tdmp, z_rc, z_rdmp, z_bc, z_bcr
+    tfn, rfn, lfn, afn, ainp = z_tfn, z_rfn, z_lfn, z_afn, z_ainp
+    if mode != VARIANT_CONSERVATIVE:
+        tc, tdmp, rc, rdmp, bc, bcr = m.tsda_c, m.tsda_damper, m.rsda_c, m.rsda_damper, m.bush_c, m.bush_cr
+    if mode == VARIANT_NO_INPUTS:
+        tfn, rfn, lfn, afn, ainp = m.tsda_fn, m.rsda_fn, m.load_fn, m.act_fn, m.act_input_adr
+    return ModelArrays(
+        m.dim, m.gravity,
+        m.body_kind, m.body_q_adr, m.body_q_num, m.body_mass, m.body_inertia,
+        m.marker_body, m.marker_pos, m.marker_rot, z_minp,
+        m.row_type, m.row_mi, m.row_mj, m.row_axis_i, m.row_axis_j, m.row_c, m.row_fn,
+        m.row_body_i, m.row_body_j, m.row_cols,
+        m.fn_type, m.fn_adr, m.fn_len, m.fn_par,
+        m.curve_par,
+        m.tsda_mi, m.tsda_mj, m.tsda_k, m.tsda_l0, tc, tfn, m.tsda_spring, tdmp,
+        m.rsda_mi, m.rsda_mj, m.rsda_k, m.rsda_theta0, rc, rfn, m.rsda_spring, rdmp,
+        m.bush_mi, m.bush_mj, m.bush_k, bc, m.bush_kr, bcr,
+        m.load_marker, lfn, m.load_frame,
+        m.act_mi, m.act_mj, afn, ainp,
+    )
+
+
+@njit(cache=True)
+def powers(m, mx, md, mc, t, q, qd, u, rsda_ref, fr, fo, Qa, Qb, lam, nu, noncons):
+    """(P_diss, P_in) at a state whose frames ``fr`` are evaluated: power removed by dampers and power
+    put in by time functions, loads, inputs, actuators and rheonomic constraints (W)."""
+    p_in = 0.0
+    for k in range(lam.shape[0]):
+        p_in -= lam[k] * nu[k]
+    if not noncons:
+        return 0.0, p_in
+    applied_forces_ws(mx, t, q, fr, u, rsda_ref, Qa, fo)
+    add_marker_inputs(m, q, fr, u, Qa)
+    applied_forces_ws(md, t, q, fr, u, rsda_ref, Qb, fo)
+    for i in range(q.shape[0]):
+        p_in += (Qa[i] - Qb[i]) * qd[i]
+    applied_forces_ws(mc, t, q, fr, u, rsda_ref, Qa, fo)
+    p_diss = 0.0
+    for i in range(q.shape[0]):
+        p_diss -= (Qb[i] - Qa[i]) * qd[i]
+    # leave the element outputs at the full model's values
+    applied_forces_ws(mx, t, q, fr, u, rsda_ref, Qa, fo)
+    return p_diss, p_in
+
+
+@njit(cache=True)
+def fd_force_jacobian(m, mx, t, q, qd, u, rsda_ref, fr, fo, Q0, Qp, Wx, kq, kv, eps, colors, n_colors, adj_ptr,
+                      adj_idx, dlt):
+    """Wx = sym(kq * K + kv * C), K = -dQ/dq, C = -dQ/dqd by forward differences, perturbing one
+    coordinate slot of all bodies of a colour at once (bodies of one colour share no force element
+    neighbourhood, so their columns do not overlap)."""
+    n = q.shape[0]
+    nb = m.body_kind.shape[0]
+    for i in range(n):
+        for j in range(n):
+            Wx[i, j] = 0.0
+    total_forces_ws(m, mx, t, q, qd, fr, u, rsda_ref, Q0, fo)
+    for level in range(2):
+        x = q if level == 0 else qd
+        scale = kq if level == 0 else kv
+        if scale == 0.0:
+            continue
+        for col in range(n_colors):
+            for s in range(7):
+                any_body = False
+                for b in range(nb):
+                    if colors[b] == col and m.body_q_num[b] > s:
+                        a = m.body_q_adr[b] + s
+                        d = eps * max(1.0, abs(x[a]))
+                        dlt[b] = x[a]
+                        x[a] += d
+                        any_body = True
+                if not any_body:
+                    continue
+                total_forces_ws(m, mx, t, q, qd, fr, u, rsda_ref, Qp, fo)
+                for b in range(nb):
+                    if colors[b] == col and m.body_q_num[b] > s:
+                        a = m.body_q_adr[b] + s
+                        d = x[a] - dlt[b]
+                        x[a] = dlt[b]
+                        for e in range(adj_ptr[b], adj_ptr[b + 1]):
+                            b2 = adj_idx[e]
+                            a2 = m.body_q_adr[b2]
+                            for i in range(m.body_q_num[b2]):
+                                Wx[a2 + i, a] -= scale * (Qp[a2 + i] - Q0[a2 + i]) / d
+    for i in range(n):
+        for j in range(i):
+            s = 0.5 * (Wx[i, j] + Wx[j, i])
+            Wx[i, j] = s
+            Wx[j, i] = s
