@@ -31,6 +31,7 @@ class CompiledModel:
     driver_rows: dict[str, int]         # the constraint row of each driver
     coordinate_rows: dict[str, list[int]] = field(default_factory=dict)  # measure rows of each joint
     input_names: list[str] = field(default_factory=list)
+    external_drivers: dict[str, int] = field(default_factory=dict)   # driver -> address of its 3 fn_par entries
     q_names: list[str] = field(default_factory=list)
 
     @property

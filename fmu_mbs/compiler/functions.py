@@ -6,7 +6,7 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 
 from ..kernels import model_arrays as ma
-from ..model.functions import Constant, Harmonic, Linear, Polynomial, SmoothRamp, Table, TimeFunction
+from ..model.functions import Constant, External, Harmonic, Linear, Polynomial, SmoothRamp, Table, TimeFunction
 
 
 class FunctionPool:
@@ -21,12 +21,14 @@ class FunctionPool:
 
     def add(self, fn: TimeFunction | None) -> int:
         """Index of ``fn`` in the table; -1 for None or a zero constant."""
-        if fn is None or (isinstance(fn, Constant) and fn.value == 0.0):
+        if fn is None or (isinstance(fn, Constant) and fn.value == 0.0 and not isinstance(fn, External)):
             return -1
         if isinstance(fn, Constant):
             kind, par = ma.FN_CONSTANT, [fn.value]
         elif isinstance(fn, Linear):
             kind, par = ma.FN_LINEAR, [fn.initial, fn.rate]
+        elif isinstance(fn, External):   # rewritten at run time by the FMU (see adapters/fmu_slave.py)
+            kind, par = ma.FN_POLYNOMIAL, [fn.initial, 0.0, 0.0]
         elif isinstance(fn, Polynomial):
             kind, par = ma.FN_POLYNOMIAL, list(fn.coefficients)
         elif isinstance(fn, SmoothRamp):

@@ -21,6 +21,7 @@ from ..model.elements import (
     RotationalSpringDamper,
     SpringDamper,
 )
+from ..model.functions import External
 from .compiled_model import CompiledModel
 from .functions import FunctionPool
 from .joints import coordinate_row, joint_rows
@@ -155,11 +156,14 @@ def compile_model(model: Model) -> CompiledModel:
             ids.append(rows.add(spec, mi, mj, mbody(j.marker_i), mbody(j.marker_j), fn, j.name, f"joint '{j.name}'"))
         joint_rows_of[j.name] = ids
     driver_rows: dict[str, int] = {}
+    external: dict[str, int] = {}
     for d in model.drivers:
         j = joints[d.joint]
         coord = JOINT_COORDINATES[j.type][d.coordinate - 1]
         mi, mj = midx[j.marker_i], midx[j.marker_j]
         fn = pool.add(d.function)
+        if isinstance(d.function, External):
+            external[d.name] = pool.adrs[fn]
         driver_rows[d.name] = rows.add(coordinate_row(coord, dim), mi, mj, mbody(j.marker_i), mbody(j.marker_j),
                                        fn, d.name, f"driver '{d.name}'")
     for b in range(nb):
@@ -251,4 +255,5 @@ def compile_model(model: Model) -> CompiledModel:
         model=model, arrays=arrays, measure=measure, n_q=n_q, n_rows=len(rows), n_inputs=len(input_names),
         q0=np.array(q0, dtype=float), qd0=np.array(qd0, dtype=float), body_names=body_names,
         marker_names=marker_names, row_owner=rows.owner, row_label=rows.label, joint_rows=joint_rows_of,
-        driver_rows=driver_rows, coordinate_rows=coordinate_rows, input_names=input_names, q_names=q_names)
+        driver_rows=driver_rows, coordinate_rows=coordinate_rows, input_names=input_names, q_names=q_names,
+        external_drivers=external)

@@ -63,7 +63,16 @@ class Table:
     interpolation: str = "cubic"
 
 
-TimeFunction = Constant | Linear | Polynomial | SmoothRamp | Harmonic | Table
+@dataclass(frozen=True)
+class External:
+    """Prescribed from outside: in an FMU, a driver with this function takes its coordinate, rate and
+    acceleration as the inputs ``<driver>.s``, ``<driver>.sd``, ``<driver>.sdd`` and follows their Taylor
+    polynomial over each communication step; in library analyses it holds ``initial``."""
+
+    initial: float = 0.0
+
+
+TimeFunction = Constant | Linear | Polynomial | SmoothRamp | Harmonic | Table | External
 
 FUNCTION_KINDS: dict[str, type] = {
     "constant": Constant,
@@ -72,6 +81,7 @@ FUNCTION_KINDS: dict[str, type] = {
     "smooth_ramp": SmoothRamp,
     "harmonic": Harmonic,
     "table": Table,
+    "external": External,
 }
 _KIND_OF = {cls: kind for kind, cls in FUNCTION_KINDS.items()}
 

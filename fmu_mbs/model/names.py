@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .elements import JOINT_COORDINATES, Actuator, Bushing, Model, RotationalSpringDamper, SpringDamper
+from .functions import External
 
 #: FMI 2.0 BaseUnit exponents of every unit used by a channel
 UNITS: dict[str, dict[str, int]] = {
@@ -37,6 +38,7 @@ UNITS: dict[str, dict[str, int]] = {
     "m/s2": {"m": 1, "s": -2},
     "rad": {"rad": 1},
     "rad/s": {"rad": 1, "s": -1},
+    "rad/s2": {"rad": 1, "s": -2},
     "N": {"kg": 1, "m": 1, "s": -2},
     "N.m": {"kg": 1, "m": 2, "s": -2},
     "J": {"kg": 1, "m": 2, "s": -2},
@@ -148,6 +150,20 @@ def input_channels(model: Model) -> list[Channel]:
     out = [_scalar(f.name, "f", "N", "actuator") for f in model.forces if isinstance(f, Actuator)]
     for mk in model.markers:
         out += _vector(mk.name, "F", "N", 3, "marker") + _vector(mk.name, "T", "N.m", 3, "marker")
+    return out
+
+
+def driver_input_channels(model: Model) -> list[Channel]:
+    """Inputs of drivers whose function is ``external``: ``<d>.s``, ``<d>.sd``, ``<d>.sdd`` (coordinate, rate,
+    acceleration; rad or m). FMUs follow their Taylor polynomial over each communication step."""
+    joints = {j.name: j for j in model.joints}
+    out = []
+    for d in model.drivers:
+        if isinstance(d.function, External):
+            kind = JOINT_COORDINATES[joints[d.joint].type][d.coordinate - 1]
+            unit = "rad" if kind == "rotation" else "m"
+            out += [_scalar(d.name, "s", unit, "driver"), _scalar(d.name, "sd", f"{unit}/s", "driver"),
+                    _scalar(d.name, "sdd", f"{unit}/s2", "driver")]
     return out
 
 
