@@ -140,8 +140,7 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_
         wixd = cross_v(wi, d)
         dd = (vo[mj, 0] - vo[mi, 0] - wixd[0], vo[mj, 1] - vo[mi, 1] - wixd[1], vo[mj, 2] - vo[mi, 2] - wixd[2])
         wr = (wm[mj, 0] - wi[0], wm[mj, 1] - wi[1], wm[mj, 2] - wi[2])
-        Fl = [0.0, 0.0, 0.0]
-        Tl = [0.0, 0.0, 0.0]
+        Fl0, Fl1, Fl2, Tl0, Tl1, Tl2 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
         for a in range(3):
             da = R[mi, 0, a] * d[0] + R[mi, 1, a] * d[1] + R[mi, 2, a] * d[2]
             dda = R[mi, 0, a] * dd[0] + R[mi, 1, a] * dd[1] + R[mi, 2, a] * dd[2]
@@ -155,15 +154,21 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_
                 rel_b2b1 += R[mi, i, b2] * R[mj, i, b1]
                 rel_b1b2 += R[mi, i, b1] * R[mj, i, b2]
             phia = 0.5 * (rel_b2b1 - rel_b1b2)
-            Fl[a] = -m.bush_k[k, a] * da - m.bush_c[k, a] * dda
-            Tl[a] = -m.bush_kr[k, a] * phia - m.bush_cr[k, a] * wa
+            fa_ = -m.bush_k[k, a] * da - m.bush_c[k, a] * dda
+            ta_ = -m.bush_kr[k, a] * phia - m.bush_cr[k, a] * wa
+            if a == 0:
+                Fl0, Tl0 = fa_, ta_
+            elif a == 1:
+                Fl1, Tl1 = fa_, ta_
+            else:
+                Fl2, Tl2 = fa_, ta_
             V += 0.5 * m.bush_k[k, a] * da * da + 0.5 * m.bush_kr[k, a] * phia * phia
-        F = (R[mi, 0, 0] * Fl[0] + R[mi, 0, 1] * Fl[1] + R[mi, 0, 2] * Fl[2],
-             R[mi, 1, 0] * Fl[0] + R[mi, 1, 1] * Fl[1] + R[mi, 1, 2] * Fl[2],
-             R[mi, 2, 0] * Fl[0] + R[mi, 2, 1] * Fl[1] + R[mi, 2, 2] * Fl[2])
-        T = (R[mi, 0, 0] * Tl[0] + R[mi, 0, 1] * Tl[1] + R[mi, 0, 2] * Tl[2],
-             R[mi, 1, 0] * Tl[0] + R[mi, 1, 1] * Tl[1] + R[mi, 1, 2] * Tl[2],
-             R[mi, 2, 0] * Tl[0] + R[mi, 2, 1] * Tl[1] + R[mi, 2, 2] * Tl[2])
+        F = (R[mi, 0, 0] * Fl0 + R[mi, 0, 1] * Fl1 + R[mi, 0, 2] * Fl2,
+             R[mi, 1, 0] * Fl0 + R[mi, 1, 1] * Fl1 + R[mi, 1, 2] * Fl2,
+             R[mi, 2, 0] * Fl0 + R[mi, 2, 1] * Fl1 + R[mi, 2, 2] * Fl2)
+        T = (R[mi, 0, 0] * Tl0 + R[mi, 0, 1] * Tl1 + R[mi, 0, 2] * Tl2,
+             R[mi, 1, 0] * Tl0 + R[mi, 1, 1] * Tl1 + R[mi, 1, 2] * Tl2,
+             R[mi, 2, 0] * Tl0 + R[mi, 2, 1] * Tl1 + R[mi, 2, 2] * Tl2)
         _point_force(m, mj, q, r, o, F[0], F[1], F[2], 1.0, Q)
         _torque(m, mj, q, T[0], T[1], T[2], 1.0, Q)
         # reaction on body i: -F at the point o_j, and -T
@@ -179,19 +184,23 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_
     # point loads (time functions), world or marker axes
     for k in range(m.load_marker.shape[0]):
         mk = m.load_marker[k]
-        vals = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
-        for c in range(6):
-            vals[c], _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.load_fn[k, c], t)
+        fn = m.load_fn[k]
+        v0, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, fn[0], t)
+        v1, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, fn[1], t)
+        v2, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, fn[2], t)
+        v3, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, fn[3], t)
+        v4, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, fn[4], t)
+        v5, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, fn[5], t)
         if m.load_frame[k] == 1:
-            F = (R[mk, 0, 0] * vals[0] + R[mk, 0, 1] * vals[1] + R[mk, 0, 2] * vals[2],
-                 R[mk, 1, 0] * vals[0] + R[mk, 1, 1] * vals[1] + R[mk, 1, 2] * vals[2],
-                 R[mk, 2, 0] * vals[0] + R[mk, 2, 1] * vals[1] + R[mk, 2, 2] * vals[2])
-            T = (R[mk, 0, 0] * vals[3] + R[mk, 0, 1] * vals[4] + R[mk, 0, 2] * vals[5],
-                 R[mk, 1, 0] * vals[3] + R[mk, 1, 1] * vals[4] + R[mk, 1, 2] * vals[5],
-                 R[mk, 2, 0] * vals[3] + R[mk, 2, 1] * vals[4] + R[mk, 2, 2] * vals[5])
+            F = (R[mk, 0, 0] * v0 + R[mk, 0, 1] * v1 + R[mk, 0, 2] * v2,
+                 R[mk, 1, 0] * v0 + R[mk, 1, 1] * v1 + R[mk, 1, 2] * v2,
+                 R[mk, 2, 0] * v0 + R[mk, 2, 1] * v1 + R[mk, 2, 2] * v2)
+            T = (R[mk, 0, 0] * v3 + R[mk, 0, 1] * v4 + R[mk, 0, 2] * v5,
+                 R[mk, 1, 0] * v3 + R[mk, 1, 1] * v4 + R[mk, 1, 2] * v5,
+                 R[mk, 2, 0] * v3 + R[mk, 2, 1] * v4 + R[mk, 2, 2] * v5)
         else:
-            F = (vals[0], vals[1], vals[2])
-            T = (vals[3], vals[4], vals[5])
+            F = (v0, v1, v2)
+            T = (v3, v4, v5)
         _point_force(m, mk, q, r, o, F[0], F[1], F[2], 1.0, Q)
         _torque(m, mk, q, T[0], T[1], T[2], 1.0, Q)
 
@@ -200,6 +209,9 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_
         adr = m.marker_input_adr[k]
         if adr < 0:
             continue
+        if u[adr] == 0.0 and u[adr + 1] == 0.0 and u[adr + 2] == 0.0 and u[adr + 3] == 0.0 \
+                and u[adr + 4] == 0.0 and u[adr + 5] == 0.0:
+            continue   # most markers carry no load: skip the frame arithmetic
         _point_force(m, k, q, r, o, u[adr], u[adr + 1], u[adr + 2], 1.0, Q)
         _torque(m, k, q, u[adr + 3], u[adr + 4], u[adr + 5], 1.0, Q)
 
