@@ -2,8 +2,9 @@
 
 Cold: an empty kernel cache folder (FMU_MBS_CACHE_DIR points at a new temporary folder), so every kernel the
 workload touches is compiled. Warm: the same folder again, so every kernel loads from the cache.
-The workload touches every kernel entry point the analyses and integrators use, on a planar and a spatial
-model that contain every joint type and force element.
+The workload evaluates every kernel entry point of the analyses on a planar and a spatial model that contain every
+joint type and force element, then runs the ALF integrator on the planar double pendulum and the spatial
+slider-crank of the catalogue.
 
     python bench/jit_cost.py [--runs 3]
 """
@@ -38,13 +39,12 @@ WORKLOAD = textwrap.dedent("""
         ev.constraints(0.0, cm.q0, cm.qd0); ev.mass(cm.q0); ev.forces(0.0, cm.q0, cm.qd0)
         ev.kinetic_energy(cm.q0, cm.qd0); ev.gravity_energy(cm.q0)
         stages[name] = time.perf_counter() - t1
-    try:
-        from fmu_mbs.analyses.simulate import simulate
+    from fmu_mbs.analyses.simulate import simulate
+    from fmu_mbs.model import load_model
+    for name in ("double_pendulum", "slider_crank"):
         t1 = time.perf_counter()
-        simulate(compile_model(every_joint_planar(True)), 0.002, 0.001)
-        stages["integrator (first step)"] = time.perf_counter() - t1
-    except ImportError:
-        pass
+        simulate(compile_model(load_model({models!r} + "/" + name + ".json")), 0.002, 0.001)
+        stages["simulate " + name + " (2 steps)"] = time.perf_counter() - t1
     print(json.dumps({{"import": t_import, "total": time.perf_counter() - t0, **stages}}))
 """)
 
@@ -52,7 +52,8 @@ WORKLOAD = textwrap.dedent("""
 def run_once(cache_dir: str) -> dict:
     env = dict(os.environ, FMU_MBS_CACHE_DIR=cache_dir)
     env.pop("NUMBA_CACHE_DIR", None)
-    code = WORKLOAD.format(tests=str(Path(__file__).resolve().parents[1] / "tests"))
+    root = Path(__file__).resolve().parents[1]
+    code = WORKLOAD.format(tests=str(root / "tests"), models=str(root / "models"))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
