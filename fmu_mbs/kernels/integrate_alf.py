@@ -95,6 +95,21 @@ N_REP = 8
 
 
 @njit(cache=True)
+def project(m, jac, target, c, first, ptr, val, pos, work, y, rhs, x):
+    """Mass-orthogonal projection in correction form: x += T^-1 c Phi_q^T (target - Phi_q x), with T = M + c
+    Phi_q^T Phi_q already factorised (envelope storage); ``y`` (n_rows) and ``rhs`` (n_q) are scratch."""
+    jac_times(m, jac, x, y)
+    for k in range(y.shape[0]):
+        y[k] = target[k] - y[k]
+    for i in range(rhs.shape[0]):
+        rhs[i] = 0.0
+    jac_t_times(m, jac, y, rhs, c)
+    env_solve_permuted(first, ptr, val, pos, rhs, work)
+    for i in range(x.shape[0]):
+        x[i] += rhs[i]
+
+
+@njit(cache=True)
 def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, rec_lam):
     """Advance the state ``st`` by n_steps steps of size h (s). Returns (status, steps done, max |dq| of
     the failing step, or for SINGULAR the envelope row whose pivot failed); on failure the state is left
@@ -253,27 +268,11 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         # sides agree: with c = 1e7 kg, a Phi_q one tolerance away would move qdd by 1e-3 of the correction),
         # in correction form: T (qd - qd*) = c Phi_q^T (nu - Phi_q qd*) is T qd = W qd* + c Phi_q^T nu, with
         # round-off relative to the small correction (the plain form lost ~1e-7 rad per 0.3 s)
-        jac_times(m, jac, qd, y)
-        for k in range(nr):
-            y[k] = nu[k] - y[k]
-        for i in range(n):
-            rhs[i] = 0.0
-        jac_t_times(m, jac, y, rhs, c)
-        env_solve_permuted(first, ptr, val, pos, rhs, work)
-        for i in range(n):
-            qd[i] += rhs[i]
+        project(m, jac, nu, c, first, ptr, val, pos, work, y, rhs, qd)
         eval_frames_ws(m, q, qd, fr)      # gamma(q, qd) and the residuals at the final state
         r, A, v, w, o, R, vo, wm = fr
         eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi2, jac2, nu2, gamma2, jtw2)
-        jac_times(m, jac, qdd, y)
-        for k in range(nr):
-            y[k] = gamma2[k] - y[k]
-        for i in range(n):
-            rhs[i] = 0.0
-        jac_t_times(m, jac, y, rhs, c)
-        env_solve_permuted(first, ptr, val, pos, rhs, work)
-        for i in range(n):
-            qdd[i] += rhs[i]
+        project(m, jac, gamma2, c, first, ptr, val, pos, work, y, rhs, qdd)
         # multipliers consistent with the projected accelerations: the projection changed M qdd by
         # Phi_q^T c (gamma - Phi_q qdd) (W-orthogonally), so lam = lam* + c (Phi_q qdd - gamma) is second-
         # order accurate (lam*, the trapezoidal multiplier, is first order). lam* stays the AL multiplier of
