@@ -20,9 +20,9 @@ from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
 
 from fmu_mbs.adapters.fmu_build import build_fmu
+from fmu_mbs.analyses.evaluate import Evaluator
 from fmu_mbs.analyses.reactions import driver_efforts
 from fmu_mbs.analyses.statics import statics
-from fmu_mbs.analyses.evaluate import Evaluator
 from fmu_mbs.compiler import compile_model
 from fmu_mbs.model import ModelBuilder, load_model
 
