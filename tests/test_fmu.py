@@ -8,15 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fmpy import calloc, extract, free, read_model_description, simulate_fmu
+from fmpy import extract, read_model_description, simulate_fmu
 from fmpy.fmi1 import FMICallException
-from fmpy.fmi2 import (
-    FMU2Slave,
-    fmi2CallbackAllocateMemoryTYPE,
-    fmi2CallbackFreeMemoryTYPE,
-    fmi2CallbackFunctions,
-    fmi2CallbackLoggerTYPE,
-)
 from scipy.integrate import solve_ivp
 
 from fmu_mbs.adapters.fmu_build import build_fmu, validate_fmu
@@ -28,6 +21,8 @@ from fmu_mbs.compiler import compile_model
 from fmu_mbs.model import load_model
 from fmu_mbs.model.names import channel_names
 
+from fmu_harness import LoggedSlave
+
 MODELS = Path(__file__).resolve().parents[1] / "models"
 CATALOGUE = sorted(p.stem for p in MODELS.glob("*.json"))
 
@@ -38,26 +33,11 @@ def fmus(tmp_path_factory):
     return {name: build_fmu(MODELS / f"{name}.json", out) for name in CATALOGUE}
 
 
-class Slave:
-    """A small fmpy FMU2Slave harness that records the FMU's log messages."""
+class Slave(LoggedSlave):
+    """The shared harness (tests/fmu_harness.py) on a fresh extraction, with its own clock."""
 
     def __init__(self, path: Path, name: str = "inst"):
-        md = read_model_description(str(path))
-        self.vr = {v.name: v.valueReference for v in md.modelVariables}
-        self.log: list[str] = []
-
-        def logger(component, instance, status, category, message):
-            self.log.append(message.decode())
-
-        # the callbacks (and the ctypes function objects in them) must live as long as the instance
-        self.callbacks = fmi2CallbackFunctions()
-        self.callbacks.logger = fmi2CallbackLoggerTYPE(logger)
-        self.callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
-        self.callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-        self._keep = (logger, self.callbacks.logger, self.callbacks.allocateMemory, self.callbacks.freeMemory)
-        self.fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract(str(path)),
-                             modelIdentifier=md.coSimulation.modelIdentifier, instanceName=name)
-        self.fmu.instantiate(callbacks=self.callbacks, loggingOn=True)
+        super().__init__(extract(str(path)), name)
         self.t = 0.0
 
     def start(self, **values):
@@ -71,19 +51,12 @@ class Slave:
         self.fmu.exitInitializationMode()
         return self
 
-    def set(self, name, value):
-        self.fmu.setReal([self.vr[name]], [value])
-
     def get(self, *names):
         return np.array(self.fmu.getReal([self.vr[n] for n in names]))
 
     def step(self, h):
         self.fmu.doStep(currentCommunicationPoint=self.t, communicationStepSize=h)
         self.t += h
-
-    def close(self):
-        self.fmu.terminate()
-        self.fmu.freeInstance()
 
 
 @pytest.mark.parametrize("name", CATALOGUE)

@@ -49,16 +49,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fmpy import calloc, extract, free, read_model_description, simulate_fmu
-from fmpy.fmi2 import (
-    FMU2Slave,
-    fmi2CallbackAllocateMemoryTYPE,
-    fmi2CallbackFreeMemoryTYPE,
-    fmi2CallbackFunctions,
-    fmi2CallbackLoggerTYPE,
-)
+from fmpy import extract, simulate_fmu
 
 from fmu_mbs.adapters.fmu_build import build_fmu
+
+from fmu_harness import LoggedSlave
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 H = 0.01                 # communication step, s
@@ -99,36 +94,11 @@ def grid(kind: str, n: int = N_STEPS) -> tuple[list[float], list[float]]:
 
 
 # --- fmpy: a hand-written master ----------------------------------------------------------------------------------
-class Slave:
-    """An fmpy FMU2Slave (the harness of test_fmu.py) on an FMU extracted once."""
-
-    def __init__(self, unzipped: str, name: str):
-        md = read_model_description(unzipped)
-        self.vr = {v.name: v.valueReference for v in md.modelVariables}
-        self.log: list[str] = []
-
-        def logger(component, instance, status, category, message):
-            self.log.append(message.decode())
-
-        # the callbacks (and the ctypes function objects in them) must live as long as the instance
-        self.callbacks = fmi2CallbackFunctions()
-        self.callbacks.logger = fmi2CallbackLoggerTYPE(logger)
-        self.callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
-        self.callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-        self._keep = (logger, self.callbacks.logger, self.callbacks.allocateMemory, self.callbacks.freeMemory)
-        self.fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzipped, modelIdentifier=md.coSimulation.modelIdentifier,
-                             instanceName=name)
-        self.fmu.instantiate(callbacks=self.callbacks, loggingOn=True)
-
-    def set(self, name: str, value: float) -> None:
-        self.fmu.setReal([self.vr[name]], [value])
+class Slave(LoggedSlave):
+    """The shared harness (tests/fmu_harness.py) on an FMU extracted once, with a scalar getter."""
 
     def get(self, name: str) -> float:
         return self.fmu.getReal([self.vr[name]])[0]
-
-    def close(self) -> None:
-        self.fmu.terminate()
-        self.fmu.freeInstance()
 
 
 def init_order(system: dict) -> list[str]:
