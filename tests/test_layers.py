@@ -69,3 +69,10 @@ def test_numba_only_in_kernels_and_always_cached():
             if "jitclass" in text:
                 bad.append(f"{path.name}: jitclass")
     assert not bad, "\n".join(bad)
+
+
+def test_every_package_folder_is_a_regular_package():
+    """setuptools' find_packages skips folders without __init__.py: a plain 'pip install .' would drop them."""
+    missing = [str(d.relative_to(PKG.parent)) for d in [PKG, *PKG.rglob("*")]
+               if d.is_dir() and d.name != "__pycache__" and any(d.glob("*.py")) and not (d / "__init__.py").exists()]
+    assert not missing, missing
