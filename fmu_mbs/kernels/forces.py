@@ -36,6 +36,14 @@ def _torque(m, k, q, n0, n1, n2, scale, Q):
         add_wrench(m, b, q, 0.0, 0.0, 0.0, n0, n1, n2, scale, Q)
 
 
+@njit(cache=True, inline="always")
+def _to_world(R, k, x0, x1, x2):
+    """World components of a vector given in the axes of marker k (R[k] holds the axes as columns)."""
+    return (R[k, 0, 0] * x0 + R[k, 0, 1] * x1 + R[k, 0, 2] * x2,
+            R[k, 1, 0] * x0 + R[k, 1, 1] * x1 + R[k, 1, 2] * x2,
+            R[k, 2, 0] * x0 + R[k, 2, 1] * x1 + R[k, 2, 2] * x2)
+
+
 @njit(cache=True)
 def _line(o, vo, mi, mj):
     """Unit vector e from origin_i to origin_j, length l and its rate l'."""
@@ -163,12 +171,8 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_
             else:
                 Fl2, Tl2 = fa_, ta_
             V += 0.5 * m.bush_k[k, a] * da * da + 0.5 * m.bush_kr[k, a] * phia * phia
-        F = (R[mi, 0, 0] * Fl0 + R[mi, 0, 1] * Fl1 + R[mi, 0, 2] * Fl2,
-             R[mi, 1, 0] * Fl0 + R[mi, 1, 1] * Fl1 + R[mi, 1, 2] * Fl2,
-             R[mi, 2, 0] * Fl0 + R[mi, 2, 1] * Fl1 + R[mi, 2, 2] * Fl2)
-        T = (R[mi, 0, 0] * Tl0 + R[mi, 0, 1] * Tl1 + R[mi, 0, 2] * Tl2,
-             R[mi, 1, 0] * Tl0 + R[mi, 1, 1] * Tl1 + R[mi, 1, 2] * Tl2,
-             R[mi, 2, 0] * Tl0 + R[mi, 2, 1] * Tl1 + R[mi, 2, 2] * Tl2)
+        F = _to_world(R, mi, Fl0, Fl1, Fl2)
+        T = _to_world(R, mi, Tl0, Tl1, Tl2)
         _point_force(m, mj, q, r, o, F[0], F[1], F[2], 1.0, Q)
         _torque(m, mj, q, T[0], T[1], T[2], 1.0, Q)
         # reaction on body i: -F at the point o_j, and -T
@@ -192,12 +196,8 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_
         v4, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, fn[4], t)
         v5, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, fn[5], t)
         if m.load_frame[k] == 1:
-            F = (R[mk, 0, 0] * v0 + R[mk, 0, 1] * v1 + R[mk, 0, 2] * v2,
-                 R[mk, 1, 0] * v0 + R[mk, 1, 1] * v1 + R[mk, 1, 2] * v2,
-                 R[mk, 2, 0] * v0 + R[mk, 2, 1] * v1 + R[mk, 2, 2] * v2)
-            T = (R[mk, 0, 0] * v3 + R[mk, 0, 1] * v4 + R[mk, 0, 2] * v5,
-                 R[mk, 1, 0] * v3 + R[mk, 1, 1] * v4 + R[mk, 1, 2] * v5,
-                 R[mk, 2, 0] * v3 + R[mk, 2, 1] * v4 + R[mk, 2, 2] * v5)
+            F = _to_world(R, mk, v0, v1, v2)
+            T = _to_world(R, mk, v3, v4, v5)
         else:
             F = (v0, v1, v2)
             T = (v3, v4, v5)

@@ -1,7 +1,8 @@
 """Euler-parameter and small-vector algebra (seed 004 r-p formulation; Haug ch. 9 / 11).
 
 p = [e0, e1, e2, e3] (w, x, y, z), A(p) = (2 e0^2 - 1) I + 2 (e e^T + e0 e~), evaluated on p/|p|.
-E(p) = [-e, e~ + e0 I], G(p) = [-e, -e~ + e0 I] (3x4); omega = 2 E p', omega_body = 2 G p'.
+E(p) = [-e, e~ + e0 I], G(p) = [-e, -e~ + e0 I] (3x4); omega = 2 E p', omega_body = 2 G p' (written out
+in frames.py and mass.py, where they are used).
 Small vectors are passed as 3-tuples of floats so that kernels allocate nothing.
 """
 
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 
@@ -54,61 +54,3 @@ def quat_to_matrix(p, out):
     out[2, 0] = 2.0 * (e1 * e3 - e0 * e2)
     out[2, 1] = 2.0 * (e2 * e3 + e0 * e1)
     out[2, 2] = 2.0 * (e0 * e0 + e3 * e3) - 1.0
-
-
-@njit(cache=True)
-def e_matrix(p, out):
-    """E(p) = [-e, e~ + e0 I] (3x4) into ``out``; omega (world) = 2 E(p) p'."""
-    e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
-    out[0, 0] = -e1
-    out[0, 1] = e0
-    out[0, 2] = -e3
-    out[0, 3] = e2
-    out[1, 0] = -e2
-    out[1, 1] = e3
-    out[1, 2] = e0
-    out[1, 3] = -e1
-    out[2, 0] = -e3
-    out[2, 1] = -e2
-    out[2, 2] = e1
-    out[2, 3] = e0
-
-
-@njit(cache=True)
-def g_matrix(p, out):
-    """G(p) = [-e, -e~ + e0 I] (3x4) into ``out``; omega (body) = 2 G(p) p'."""
-    e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
-    out[0, 0] = -e1
-    out[0, 1] = e0
-    out[0, 2] = e3
-    out[0, 3] = -e2
-    out[1, 0] = -e2
-    out[1, 1] = -e3
-    out[1, 2] = e0
-    out[1, 3] = e1
-    out[2, 0] = -e3
-    out[2, 1] = e2
-    out[2, 2] = -e1
-    out[2, 3] = e0
-
-
-def quat_from_matrix(A: np.ndarray) -> np.ndarray:
-    """Unit quaternion [w, x, y, z] (w >= 0) of a rotation matrix (Shepperd's method); plain numpy."""
-    A = np.asarray(A, dtype=float)
-    tr = np.trace(A)
-    cands = np.array([tr, A[0, 0], A[1, 1], A[2, 2]])
-    k = int(np.argmax(cands))
-    if k == 0:
-        w = 0.5 * math.sqrt(1.0 + tr)
-        q = [w, (A[2, 1] - A[1, 2]) / (4 * w), (A[0, 2] - A[2, 0]) / (4 * w), (A[1, 0] - A[0, 1]) / (4 * w)]
-    elif k == 1:
-        x = 0.5 * math.sqrt(1.0 + 2 * A[0, 0] - tr)
-        q = [(A[2, 1] - A[1, 2]) / (4 * x), x, (A[0, 1] + A[1, 0]) / (4 * x), (A[0, 2] + A[2, 0]) / (4 * x)]
-    elif k == 2:
-        y = 0.5 * math.sqrt(1.0 + 2 * A[1, 1] - tr)
-        q = [(A[0, 2] - A[2, 0]) / (4 * y), (A[0, 1] + A[1, 0]) / (4 * y), y, (A[1, 2] + A[2, 1]) / (4 * y)]
-    else:
-        z = 0.5 * math.sqrt(1.0 + 2 * A[2, 2] - tr)
-        q = [(A[1, 0] - A[0, 1]) / (4 * z), (A[0, 2] + A[2, 0]) / (4 * z), (A[1, 2] + A[2, 1]) / (4 * z), z]
-    q = np.array(q)
-    return q if q[0] >= 0 else -q

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from numba import njit
 
-from .constraints import eval_constraint_rows
 from .forces import add_applied_forces
 from .frames import add_wrench, eval_body_frames, eval_marker_frames
 from .linalg import env_add
@@ -26,13 +25,6 @@ def eval_frames_ws(m, q, qd, fr):
     r, A, v, w, o, R, vo, wm = fr
     eval_body_frames(m, q, qd, r, A, v, w)
     eval_marker_frames(m, r, A, v, w, o, R, vo, wm)
-
-
-@njit(cache=True)
-def eval_rows_ws(m, t, q, qd, fr, phi, jac, nu, gamma, jtw):
-    """Phi, Phi_q row blocks, nu, gamma at frames ``fr`` already evaluated at (q, qd)."""
-    r, A, v, w, o, R, vo, wm = fr
-    eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
 
 
 @njit(cache=True)
