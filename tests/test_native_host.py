@@ -109,6 +109,20 @@ def test_native_host_matches_fmpy_and_exits_cleanly(host):
     assert abs(ref[-1, names.index("boom_hinge.s")] - math.radians(30.0)) < math.radians(0.1)
 
 
+def test_several_simulations_in_one_host_process_give_the_same_result(host, tmp_path):
+    """A tool that runs several simulations in one session (Simulink in MATLAB) loads, runs, frees and dlcloses
+    the FMU again and again; pythonfmu's binary stays loaded (its interpreter is never finalized) and every run
+    gives the same bits as a run in a fresh process."""
+    args = ["--stop", "0.1", "--f0", repr(host[3])]
+    single = _run(host, *args, out=tmp_path / "single.csv")
+    assert single.returncode == 0, single.stderr
+    repeated = _run(host, *args, "--repeat", "3", out=tmp_path / "repeated.csv")
+    assert repeated.returncode == 0, repeated.stderr
+    assert repeated.stdout.count("run completed; 100 steps") == 3
+    assert repeated.stdout.count("after dlclose the FMU binary is still loaded") == 3
+    assert (tmp_path / "single.csv").read_bytes() == (tmp_path / "repeated.csv").read_bytes()
+
+
 def test_native_host_restores_fmu_state_bit_for_bit(host):
     proc = _run(host, "--stop", "0.1", "--f0", repr(host[3]), "--state-check", "20")
     assert proc.returncode == 0, proc.stderr

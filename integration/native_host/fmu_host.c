@@ -18,6 +18,8 @@
  *     --nan-at T          from the first communication point >= T the input is NaN (a failing case)
  *     --state-check N     at half the run, save the FMU state, do N steps, restore it, redo them: the outputs
  *                         must be equal bit for bit (fmi2GetFMUstate / fmi2SetFMUstate)
+ *     --repeat N          N complete runs in one process (dlopen ... dlclose each time), as a tool that runs
+ *                         several simulations in one session (Simulink in MATLAB); stops at the first failure
  *     --libpython PATH    dlopen PATH with RTLD_GLOBAL before the FMU (what LD_PRELOAD does, from the host)
  *     --exit normal       return from main (runs atexit handlers and library destructors, i.e. Py_Finalize of
  *                         pythonfmu's interpreter); default "fast": _exit() once everything is freed and written
@@ -318,20 +320,29 @@ typedef struct {
     const char *value;
 } Param;
 
+typedef struct {
+    const char *dir, *out_path, *input_name, *angle_name, *rate_name, *libpython;
+    double stop, step, f0, kp, kd, constant, nan_at;
+    int use_constant, fast_exit, quiet, state_check, repeat;
+    Param params[64];
+    size_t n_params;
+} Options;
+
+/* What the run needs from modelDescription.xml. */
+typedef struct {
+    ModelDescription md;
+    char dir[4096];
+    const Variable *input, *angle, *rate;
+    fmi2ValueReference *out_vr;
+    const char **out_names;
+    size_t n_out, angle_col, rate_col;
+} Fmu;
+
 static void usage(void) {
     fprintf(stderr, "usage: fmu_host UNZIPPED_FMU_DIR [--out FILE] [--stop T] [--step H] [--input NAME] "
                     "[--angle NAME] [--rate NAME] [--f0 F] [--kp KP] [--kd KD] [--const F] [--param NAME=VALUE]... "
-                    "[--nan-at T] [--state-check N] [--libpython PATH] [--exit fast|normal] [--quiet]\n");
-}
-
-static int finish(int code, int fast_exit) {
-    fflush(stdout);
-    fflush(stderr);
-    /* pythonfmu's binary finalizes its embedded interpreter (Py_Finalize) from a static destructor at process
-     * exit; with numpy/scipy/numba loaded that can abort (glibc heap check, SIGABRT). Everything is freed and
-     * written by now, so leave without running the destructors. */
-    if (fast_exit) _exit(code);
-    return code;
+                    "[--nan-at T] [--state-check N] [--repeat N] [--libpython PATH] [--exit fast|normal] "
+                    "[--quiet]\n");
 }
 
 static double now(void) {
@@ -346,89 +357,127 @@ static void write_row(FILE *csv, double t, double u, const double *y, size_t ny)
     fputc('\n', csv);
 }
 
-int main(int argc, char **argv) {
-    if (argc < 2 || argv[1][0] == '-') {
-        usage();
-        return 1;
-    }
-    const char *dir = argv[1], *out_path = "fmu_host.csv", *input_name = "cylinder.f";
-    const char *angle_name = "boom_hinge.s", *rate_name = "boom_hinge.sd", *libpython = NULL;
-    double stop = 6.0, step = 1e-3, f0 = 0.0, kp = 2.0e5, kd = 2.0e4, constant = 0.0, nan_at = INFINITY;
-    int use_constant = 0, fast_exit = 1, quiet = 0, state_check = 0;
-    Param params[64];
-    size_t n_params = 0;
+static int parse_options(int argc, char **argv, Options *o) {
+    *o = (Options){.out_path = "fmu_host.csv", .input_name = "cylinder.f", .angle_name = "boom_hinge.s",
+                   .rate_name = "boom_hinge.sd", .stop = 6.0, .step = 1e-3, .kp = 2.0e5, .kd = 2.0e4,
+                   .nan_at = INFINITY, .fast_exit = 1, .repeat = 1};
+    if (argc < 2 || argv[1][0] == '-') return -1;
+    o->dir = argv[1];
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--quiet")) { quiet = 1; continue; }
-        if (!v) { usage(); return 1; }
+        if (!strcmp(a, "--quiet")) { o->quiet = 1; continue; }
+        if (!v) return -1;
         i++;
-        if (!strcmp(a, "--out")) out_path = v;
-        else if (!strcmp(a, "--stop")) stop = strtod(v, NULL);
-        else if (!strcmp(a, "--step")) step = strtod(v, NULL);
-        else if (!strcmp(a, "--input")) input_name = v;
-        else if (!strcmp(a, "--angle")) angle_name = v;
-        else if (!strcmp(a, "--rate")) rate_name = v;
-        else if (!strcmp(a, "--f0")) f0 = strtod(v, NULL);
-        else if (!strcmp(a, "--kp")) kp = strtod(v, NULL);
-        else if (!strcmp(a, "--kd")) kd = strtod(v, NULL);
-        else if (!strcmp(a, "--const")) { constant = strtod(v, NULL); use_constant = 1; }
-        else if (!strcmp(a, "--nan-at")) nan_at = strtod(v, NULL);
-        else if (!strcmp(a, "--state-check")) state_check = atoi(v);
-        else if (!strcmp(a, "--libpython")) libpython = v;
-        else if (!strcmp(a, "--exit")) fast_exit = strcmp(v, "normal") != 0;
-        else if (!strcmp(a, "--param") && n_params < 64 && strchr(v, '=')) {
+        if (!strcmp(a, "--out")) o->out_path = v;
+        else if (!strcmp(a, "--stop")) o->stop = strtod(v, NULL);
+        else if (!strcmp(a, "--step")) o->step = strtod(v, NULL);
+        else if (!strcmp(a, "--input")) o->input_name = v;
+        else if (!strcmp(a, "--angle")) o->angle_name = v;
+        else if (!strcmp(a, "--rate")) o->rate_name = v;
+        else if (!strcmp(a, "--f0")) o->f0 = strtod(v, NULL);
+        else if (!strcmp(a, "--kp")) o->kp = strtod(v, NULL);
+        else if (!strcmp(a, "--kd")) o->kd = strtod(v, NULL);
+        else if (!strcmp(a, "--const")) { o->constant = strtod(v, NULL); o->use_constant = 1; }
+        else if (!strcmp(a, "--nan-at")) o->nan_at = strtod(v, NULL);
+        else if (!strcmp(a, "--state-check")) o->state_check = atoi(v);
+        else if (!strcmp(a, "--repeat")) o->repeat = atoi(v);
+        else if (!strcmp(a, "--libpython")) o->libpython = v;
+        else if (!strcmp(a, "--exit")) o->fast_exit = strcmp(v, "normal") != 0;
+        else if (!strcmp(a, "--param") && o->n_params < 64 && strchr(v, '=')) {
             char *name = strdup(v);
             char *eq = strchr(name, '=');
             *eq = '\0';
-            params[n_params].name = name;
-            params[n_params++].value = eq + 1;
-        } else { usage(); return 1; }
+            o->params[o->n_params].name = name;
+            o->params[o->n_params++].value = eq + 1;
+        } else return -1;
     }
-    if (!(step > 0.0) || !(stop >= 0.0)) {
-        fprintf(stderr, "fmu_host: --step must be > 0 and --stop >= 0\n");
-        return 1;
+    if (!(o->step > 0.0) || !(o->stop >= 0.0) || o->repeat < 1) {
+        fprintf(stderr, "fmu_host: --step must be > 0, --stop >= 0 and --repeat >= 1\n");
+        return -1;
     }
+    return 0;
+}
 
-    /* 1. modelDescription.xml */
+static int read_fmu(const Options *o, Fmu *f) {
     char path[8192];
-    char real_dir[4096];
-    if (!realpath(dir, real_dir)) {
-        fprintf(stderr, "fmu_host: no such folder %s\n", dir);
-        return 1;
+    if (!realpath(o->dir, f->dir)) {
+        fprintf(stderr, "fmu_host: no such folder %s\n", o->dir);
+        return -1;
     }
-    snprintf(path, sizeof path, "%s/modelDescription.xml", real_dir);
-    ModelDescription md;
-    if (parse_model_description(path, &md)) return 1;
-    const Variable *input = find_variable(&md, input_name);
-    const Variable *angle = use_constant ? NULL : find_variable(&md, angle_name);
-    const Variable *rate = use_constant ? NULL : find_variable(&md, rate_name);
-    if (!input || (!use_constant && (!angle || !rate))) {
+    snprintf(path, sizeof path, "%s/modelDescription.xml", f->dir);
+    if (parse_model_description(path, &f->md)) return -1;
+    const ModelDescription *md = &f->md;
+    f->input = find_variable(md, o->input_name);
+    f->angle = o->use_constant ? NULL : find_variable(md, o->angle_name);
+    f->rate = o->use_constant ? NULL : find_variable(md, o->rate_name);
+    if (!f->input || (!o->use_constant && (!f->angle || !f->rate))) {
         fprintf(stderr, "fmu_host: modelDescription.xml has no variable named '%s'\n",
-                !input ? input_name : !angle ? angle_name : rate_name);
-        return 1;
+                !f->input ? o->input_name : !f->angle ? o->angle_name : o->rate_name);
+        return -1;
     }
-    size_t n_out = 0;
-    fmi2ValueReference *out_vr = malloc(md.n_vars * sizeof *out_vr);
-    const char **out_names = malloc(md.n_vars * sizeof *out_names);
-    size_t angle_col = 0, rate_col = 0;
-    for (size_t i = 0; i < md.n_vars; i++) {
-        if (strcmp(md.vars[i].causality, "output") || strcmp(md.vars[i].type, "Real")) continue;
-        if (angle == &md.vars[i]) angle_col = n_out;
-        if (rate == &md.vars[i]) rate_col = n_out;
-        out_names[n_out] = md.vars[i].name;
-        out_vr[n_out++] = md.vars[i].vr;
+    f->out_vr = malloc(md->n_vars * sizeof *f->out_vr);
+    f->out_names = malloc(md->n_vars * sizeof *f->out_names);
+    f->n_out = 0;
+    for (size_t i = 0; i < md->n_vars; i++) {
+        if (strcmp(md->vars[i].causality, "output") || strcmp(md->vars[i].type, "Real")) continue;
+        if (f->angle == &md->vars[i]) f->angle_col = f->n_out;
+        if (f->rate == &md->vars[i]) f->rate_col = f->n_out;
+        f->out_names[f->n_out] = md->vars[i].name;
+        f->out_vr[f->n_out++] = md->vars[i].vr;
     }
-    if (!use_constant && (strcmp(angle->causality, "output") || strcmp(rate->causality, "output"))) {
-        fprintf(stderr, "fmu_host: '%s' and '%s' must be Real outputs\n", angle_name, rate_name);
-        return 1;
+    if (!o->use_constant && (strcmp(f->angle->causality, "output") || strcmp(f->rate->causality, "output"))) {
+        fprintf(stderr, "fmu_host: '%s' and '%s' must be Real outputs\n", o->angle_name, o->rate_name);
+        return -1;
     }
+    return 0;
+}
 
-    /* 2. the binary */
-    if (libpython && !dlopen(libpython, RTLD_NOW | RTLD_GLOBAL)) {
-        fprintf(stderr, "fmu_host: cannot load %s: %s\n", libpython, dlerror());
-        return 1;
+static double law(const Options *o, double t, const Fmu *f, const double *y) {
+    if (t >= o->nan_at - 1e-12) return NAN;
+    if (o->use_constant) return o->constant;
+    return o->f0 + o->kp * (reference(t) - y[f->angle_col]) - o->kd * y[f->rate_col];
+}
+
+/* Save the state, do n steps recording the outputs, restore, redo them: 0 if the outputs are the same bits, 4 if
+ * not; *s gets the last FMI status, *t and *k advance past the replayed steps. */
+static int state_check(const Fmi2Api *fmi, fmi2Component c, const Options *o, const Fmu *f, double *y, double *t,
+                       long *k, fmi2Status *s) {
+    int n = o->state_check, code = 0;
+    double *first = malloc((size_t)n * f->n_out * sizeof *first), tc = *t;
+    fmi2FMUstate state = NULL;
+    *s = fmi->get_fmu_state(c, &state);
+    for (int pass = 0; pass < 2 && *s <= fmi2Warning; pass++) {
+        tc = *t;
+        for (int j = 0; j < n && *s <= fmi2Warning; j++) {
+            double u = law(o, tc, f, y);
+            *s = fmi->set_real(c, &f->input->vr, 1, &u);
+            if (*s <= fmi2Warning) *s = fmi->do_step(c, tc, o->step, fmi2True);
+            if (*s <= fmi2Warning) *s = fmi->get_real(c, f->out_vr, f->n_out, y);
+            tc += o->step;
+            double *row = first + (size_t)j * f->n_out;
+            if (pass == 0) memcpy(row, y, f->n_out * sizeof *y);
+            else if (memcmp(row, y, f->n_out * sizeof *y)) code = 4;
+        }
+        if (pass == 0 && *s <= fmi2Warning) {
+            *s = fmi->set_fmu_state(c, state);
+            if (*s <= fmi2Warning) *s = fmi->get_real(c, f->out_vr, f->n_out, y);
+        }
     }
-    snprintf(path, sizeof path, "%s/binaries/linux64/%s.so", real_dir, md.model_identifier);
+    if (*s <= fmi2Warning) *s = fmi->free_fmu_state(c, &state);
+    if (*s <= fmi2Warning && !o->quiet)
+        printf("fmu_host: state check: %d steps from t = %.6g s replayed after fmi2SetFMUstate: %s\n", n, *t,
+               code ? "DIFFERENT outputs" : "identical outputs");
+    *t = tc;
+    *k += n;
+    free(first);
+    return code;
+}
+
+/* One complete use of the FMU, as a tool's simulation run: dlopen, instantiate, initialize, step, terminate, free,
+ * dlclose. Returns the exit code (see the top of the file). */
+static int run_once(const Options *o, const Fmu *f) {
+    char path[8192];
+    snprintf(path, sizeof path, "%s/binaries/linux64/%s.so", f->dir, f->md.model_identifier);
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         fprintf(stderr, "fmu_host: cannot load the FMU binary: %s\n", dlerror());
@@ -447,121 +496,92 @@ int main(int argc, char **argv) {
     };
     if (missing) return 1;
 
-    /* 3. instantiate: resources as a file:// URI (pythonfmu strips "file://" and decodes only %20) */
-    char uri[4200] = "file://", *u = uri + strlen(uri);
-    for (const char *p = real_dir; *p && u < uri + sizeof uri - 16; p++) {
+    /* instantiate: resources as a file:// URI (pythonfmu strips "file://" and decodes only %20) */
+    char uri[8300] = "file://", *u = uri + strlen(uri);
+    for (const char *p = f->dir; *p && u < uri + sizeof uri - 16; p++) {
         if (*p == ' ') { memcpy(u, "%20", 3); u += 3; }
         else *u++ = *p;
     }
     strcpy(u, "/resources");
     fmi2CallbackFunctions callbacks = {logger, calloc, free, NULL, NULL};
     double t_load = now();
-    fmi2Component c = fmi.instantiate("crane_host", fmi2CoSimulation, md.guid, uri, &callbacks, fmi2False, fmi2True);
+    fmi2Component c = fmi.instantiate("crane_host", fmi2CoSimulation, f->md.guid, uri, &callbacks, fmi2False,
+                                      fmi2True);
     if (!c) {
         fprintf(stderr, "fmu_host: fmi2Instantiate failed (the reason is in the FMI log above)\n");
-        return finish(1, fast_exit);
+        return 1;
     }
-
     double t_instantiated = now();
 
-    /* 4. initialization */
-    fmi2Status s = fmi.setup_experiment(c, fmi2False, 0.0, 0.0, fmi2True, stop);
+    /* initialization: parameters and the first input value in initialization mode */
+    fmi2Status s = fmi.setup_experiment(c, fmi2False, 0.0, 0.0, fmi2True, o->stop);
     if (s <= fmi2Warning) s = fmi.enter_initialization_mode(c);
-    for (size_t i = 0; i < n_params && s <= fmi2Warning; i++) {
-        const Variable *p = find_variable(&md, params[i].name);
+    for (size_t i = 0; i < o->n_params && s <= fmi2Warning; i++) {
+        const Variable *p = find_variable(&f->md, o->params[i].name);
         if (!p) {
-            fprintf(stderr, "fmu_host: --param: modelDescription.xml has no variable named '%s'\n", params[i].name);
+            fprintf(stderr, "fmu_host: --param: modelDescription.xml has no variable named '%s'\n",
+                    o->params[i].name);
             fmi.free_instance(c);
-            return finish(1, fast_exit);
+            return 1;
         }
         if (!strcmp(p->type, "Integer")) {
-            fmi2Integer v = (fmi2Integer)strtol(params[i].value, NULL, 10);
+            fmi2Integer v = (fmi2Integer)strtol(o->params[i].value, NULL, 10);
             s = fmi.set_integer(c, &p->vr, 1, &v);
         } else {
-            fmi2Real v = strtod(params[i].value, NULL);
+            fmi2Real v = strtod(o->params[i].value, NULL);
             s = fmi.set_real(c, &p->vr, 1, &v);
         }
     }
-    double u0 = use_constant ? constant : f0;
-    if (s <= fmi2Warning) s = fmi.set_real(c, &input->vr, 1, &u0);
+    double u0 = o->use_constant ? o->constant : o->f0;
+    if (s <= fmi2Warning) s = fmi.set_real(c, &f->input->vr, 1, &u0);
     if (s <= fmi2Warning) s = fmi.exit_initialization_mode(c);
     if (s > fmi2Warning) {
         fprintf(stderr, "fmu_host: initialization returned %s\n", status_name(s));
         if (s != fmi2Fatal) fmi.free_instance(c);
-        return finish(s == fmi2Fatal ? 3 : 2, fast_exit);
+        return s == fmi2Fatal ? 3 : 2;
     }
 
-    /* 5. the run: outputs at t, the law, a row, a step */
-    FILE *csv = fopen(out_path, "w");
+    /* the run: outputs at t, the law, a CSV row, a step */
+    FILE *csv = fopen(o->out_path, "w");
     if (!csv) {
-        fprintf(stderr, "fmu_host: cannot write %s\n", out_path);
+        fprintf(stderr, "fmu_host: cannot write %s\n", o->out_path);
         fmi.terminate(c);
         fmi.free_instance(c);
-        return finish(1, fast_exit);
+        return 1;
     }
-    fprintf(csv, "time,%s", input_name);
-    for (size_t i = 0; i < n_out; i++) fprintf(csv, ",%s", out_names[i]);
+    fprintf(csv, "time,%s", o->input_name);
+    for (size_t i = 0; i < f->n_out; i++) fprintf(csv, ",%s", f->out_names[i]);
     fputc('\n', csv);
-    double *y = malloc((n_out + 1) * sizeof *y), *y_check = malloc(((size_t)state_check + 1) * (n_out + 1) * sizeof *y);
+    double *y = malloc((f->n_out + 1) * sizeof *y);
     double t = 0.0, t_first_step = 0.0, t_first_step_done = 0.0;
-    long k = 0, k_check = state_check > 0 ? (long)(0.5 * stop / step) : -1;
+    long k = 0, k_check = o->state_check > 0 ? (long)(0.5 * o->stop / o->step) : -1;
     int code = 0;
     for (;;) {
-        s = fmi.get_real(c, out_vr, n_out, y);
+        s = fmi.get_real(c, f->out_vr, f->n_out, y);
         if (s > fmi2Warning) break;
-        double force = use_constant ? constant : f0 + kp * (reference(t) - y[angle_col]) - kd * y[rate_col];
-        if (t >= nan_at - 1e-12) force = NAN;
-        write_row(csv, t, force, y, n_out);
-        if (!(t < stop - 1e-12)) break;
-        if (k == k_check) {
-            /* save, step N times recording the outputs, restore, step again: the same bits */
-            fmi2FMUstate state = NULL;
-            double tc = t;
-            s = fmi.get_fmu_state(c, &state);
-            for (int pass = 0; pass < 2 && s <= fmi2Warning; pass++) {
-                tc = t;
-                for (int j = 0; j < state_check && s <= fmi2Warning; j++) {
-                    double fj = f0 + kp * (reference(tc) - y[angle_col]) - kd * y[rate_col];
-                    if (use_constant) fj = constant;
-                    s = fmi.set_real(c, &input->vr, 1, &fj);
-                    if (s <= fmi2Warning) s = fmi.do_step(c, tc, step, fmi2True);
-                    if (s <= fmi2Warning) s = fmi.get_real(c, out_vr, n_out, y);
-                    tc += step;
-                    double *row = y_check + (size_t)j * n_out;
-                    if (pass == 0) memcpy(row, y, n_out * sizeof *y);
-                    else if (memcmp(row, y, n_out * sizeof *y)) code = 4;
-                }
-                if (pass == 0 && s <= fmi2Warning) {
-                    s = fmi.set_fmu_state(c, state);
-                    if (s <= fmi2Warning) s = fmi.get_real(c, out_vr, n_out, y);
-                }
-            }
-            if (s <= fmi2Warning) s = fmi.free_fmu_state(c, &state);
+        double force = law(o, t, f, y);
+        write_row(csv, t, force, y, f->n_out);
+        if (!(t < o->stop - 1e-12)) break;
+        if (k == k_check) {   /* the CSV has no rows for the replayed steps */
+            code = state_check(&fmi, c, o, f, y, &t, &k, &s);
             if (s > fmi2Warning) break;
-            if (!quiet)
-                printf("fmu_host: state check: %d steps from t = %.6g s replayed after fmi2SetFMUstate: %s\n",
-                       state_check, t, code == 4 ? "DIFFERENT outputs" : "identical outputs");
-            /* go on from the state after the replay; the CSV rows of these steps are not written */
-            s = fmi.get_real(c, out_vr, n_out, y);
-            if (s > fmi2Warning) break;
-            t = tc;
-            k += state_check;
             continue;
         }
-        s = fmi.set_real(c, &input->vr, 1, &force);
+        s = fmi.set_real(c, &f->input->vr, 1, &force);
         if (s > fmi2Warning) break;
         if (k == 0) t_first_step = now();
-        s = fmi.do_step(c, t, step, fmi2True);
+        s = fmi.do_step(c, t, o->step, fmi2True);
         if (k == 0) t_first_step_done = now();
         if (s > fmi2Warning) {
-            fprintf(stderr, "fmu_host: fmi2DoStep(t = %.9g s, h = %g s) returned %s\n", t, step, status_name(s));
+            fprintf(stderr, "fmu_host: fmi2DoStep(t = %.9g s, h = %g s) returned %s\n", t, o->step, status_name(s));
             break;
         }
-        t += step;
+        t += o->step;
         k++;
     }
     double t_end = now();
     fclose(csv);
+    free(y);
     if (s > fmi2Warning) code = s == fmi2Fatal ? 3 : 2;
     if (s != fmi2Fatal) {
         /* after fmi2Fatal the FMI standard allows no further call on any instance */
@@ -569,14 +589,43 @@ int main(int argc, char **argv) {
         if (ts > fmi2Warning && !code) code = ts == fmi2Fatal ? 3 : 2;
         fmi.free_instance(c);
     }
-    if (!quiet) {
+    if (!o->quiet) {
         printf("fmu_host: %s; %ld steps of %g s to t = %.6g s; %zu outputs per point written to %s\n",
-               code ? "stopped early" : "run completed", k, step, t, n_out, out_path);
+               code ? "stopped early" : "run completed", k, o->step, t, f->n_out, o->out_path);
         if (k > 1)
             printf("fmu_host: wall time: fmi2Instantiate %.3f s, first fmi2DoStep %.3f s, then %.1f us per "
                    "communication step (getReal of the outputs, CSV row, setReal, doStep)\n",
                    t_instantiated - t_load, t_first_step_done - t_first_step,
                    1e6 * (t_end - t_first_step_done) / (double)(k - 1));
     }
-    return finish(code, fast_exit);
+    dlclose(lib);
+    if (!o->quiet && o->repeat > 1) {
+        void *still = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+        printf("fmu_host: after dlclose the FMU binary is %s\n", still ? "still loaded" : "unloaded");
+        if (still) dlclose(still);
+    }
+    return code;
+}
+
+int main(int argc, char **argv) {
+    Options o;
+    Fmu f;
+    if (parse_options(argc, argv, &o)) {
+        usage();
+        return 1;
+    }
+    if (read_fmu(&o, &f)) return 1;
+    if (o.libpython && !dlopen(o.libpython, RTLD_NOW | RTLD_GLOBAL)) {
+        fprintf(stderr, "fmu_host: cannot load %s: %s\n", o.libpython, dlerror());
+        return 1;
+    }
+    int code = 0;
+    for (int r = 0; r < o.repeat && code == 0; r++) code = run_once(&o, &f);
+    fflush(stdout);
+    fflush(stderr);
+    /* pythonfmu's binary finalizes its embedded interpreter (Py_Finalize, from a static destructor) at process
+     * exit, and a heap corruption from earlier can make glibc abort there (SIGABRT). Everything is freed and
+     * written by now, so by default leave without running the exit handlers and destructors. */
+    if (o.fast_exit) _exit(code);
+    return code;
 }
