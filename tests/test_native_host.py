@@ -145,6 +145,14 @@ def test_bad_parameter_is_reported_and_the_host_exits_cleanly(host):
     assert "fmi2DoStep(t = 0 s, h = 0.001 s) returned fmi2Discard" in proc.stderr
 
 
+def test_without_logging_on_the_fmu_gives_no_reason(host):
+    """pythonfmu sends nothing to the logger, errors included, when the tool instantiates with loggingOn = false:
+    the host sees only the status. (So the recipe says: switch FMU logging on.)"""
+    proc = _run(host, "--stop", "0.1", "--const", "0", "--param", "payload.mass=-1", "--logging", "off")
+    assert proc.returncode == 2
+    assert "returned fmi2Discard" in proc.stderr and "[FMI log]" not in proc.stderr
+
+
 def test_missing_environment_shows_up_at_load_or_instantiation(host, tmp_path):
     runner = host[0]
     # no libpython in the process: the binary cannot even be loaded

@@ -23,6 +23,7 @@
  *     --libpython PATH    dlopen PATH with RTLD_GLOBAL before the FMU (what LD_PRELOAD does, from the host)
  *     --exit normal       return from main (runs atexit handlers and library destructors, i.e. Py_Finalize of
  *                         pythonfmu's interpreter); default "fast": _exit() once everything is freed and written
+ *     --logging off       instantiate with loggingOn = fmi2False (default on)
  *     --quiet             no per-run summary on stdout
  *
  * Exit codes: 0 run completed; 1 usage, load or instantiation error; 2 the FMU returned fmi2Discard or fmi2Error
@@ -323,7 +324,7 @@ typedef struct {
 typedef struct {
     const char *dir, *out_path, *input_name, *angle_name, *rate_name, *libpython;
     double stop, step, f0, kp, kd, constant, nan_at;
-    int use_constant, fast_exit, quiet, state_check, repeat;
+    int use_constant, fast_exit, quiet, state_check, repeat, logging;
     Param params[64];
     size_t n_params;
 } Options;
@@ -342,7 +343,7 @@ static void usage(void) {
     fprintf(stderr, "usage: fmu_host UNZIPPED_FMU_DIR [--out FILE] [--stop T] [--step H] [--input NAME] "
                     "[--angle NAME] [--rate NAME] [--f0 F] [--kp KP] [--kd KD] [--const F] [--param NAME=VALUE]... "
                     "[--nan-at T] [--state-check N] [--repeat N] [--libpython PATH] [--exit fast|normal] "
-                    "[--quiet]\n");
+                    "[--logging on|off] [--quiet]\n");
 }
 
 static double now(void) {
@@ -360,7 +361,7 @@ static void write_row(FILE *csv, double t, double u, const double *y, size_t ny)
 static int parse_options(int argc, char **argv, Options *o) {
     *o = (Options){.out_path = "fmu_host.csv", .input_name = "cylinder.f", .angle_name = "boom_hinge.s",
                    .rate_name = "boom_hinge.sd", .stop = 6.0, .step = 1e-3, .kp = 2.0e5, .kd = 2.0e4,
-                   .nan_at = INFINITY, .fast_exit = 1, .repeat = 1};
+                   .nan_at = INFINITY, .fast_exit = 1, .repeat = 1, .logging = 1};
     if (argc < 2 || argv[1][0] == '-') return -1;
     o->dir = argv[1];
     for (int i = 2; i < argc; i++) {
@@ -383,6 +384,7 @@ static int parse_options(int argc, char **argv, Options *o) {
         else if (!strcmp(a, "--repeat")) o->repeat = atoi(v);
         else if (!strcmp(a, "--libpython")) o->libpython = v;
         else if (!strcmp(a, "--exit")) o->fast_exit = strcmp(v, "normal") != 0;
+        else if (!strcmp(a, "--logging")) o->logging = strcmp(v, "off") != 0;
         else if (!strcmp(a, "--param") && o->n_params < 64 && strchr(v, '=')) {
             char *name = strdup(v);
             char *eq = strchr(name, '=');
@@ -506,7 +508,7 @@ static int run_once(const Options *o, const Fmu *f) {
     fmi2CallbackFunctions callbacks = {logger, calloc, free, NULL, NULL};
     double t_load = now();
     fmi2Component c = fmi.instantiate("crane_host", fmi2CoSimulation, f->md.guid, uri, &callbacks, fmi2False,
-                                      fmi2True);
+                                      o->logging ? fmi2True : fmi2False);
     if (!c) {
         fprintf(stderr, "fmu_host: fmi2Instantiate failed (the reason is in the FMI log above)\n");
         return 1;

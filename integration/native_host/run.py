@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import math
 import os
 import shlex
 import shutil
@@ -27,6 +29,11 @@ import sys
 import sysconfig
 import zipfile
 from pathlib import Path
+
+# our linear systems are small: one BLAS thread (multi-threaded BLAS only adds hand-off cost); set before numpy
+# is imported, and inherited by the host
+for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -84,11 +91,58 @@ def build_and_extract(dest: Path) -> Path:
 
 
 def holding_force() -> float:
-    """The PD demo's feed-forward: the static cylinder force at 30 deg (N), from integration/crane_pd_demo.py."""
+    """The PD law's feed-forward: the static cylinder force (N) that holds the crane at 30 deg. Moment balance about
+    the pivot (boom centre of mass at 0.5 m, payload below the tip at 1.0 m) over the cylinder's lever dL/dtheta =
+    0.5 sin(60 deg) (cylinder from (sqrt(3)/2, 0) to the boom centre of mass); 6867 N. integration/crane_pd_demo.py
+    gets the same force from fmu-mbs statics, but this process must not run the library's kernels before the FMU's
+    (a process that ran both is slower in the second; see integration/README.md)."""
+    model = json.loads((ROOT / "models" / "crane.json").read_text())
+    mass = {b["name"]: b["mass"] for b in model["bodies"]}
+    g, a = -model["gravity"][1], math.radians(30.0)
+    return g * (0.5 * mass["boom"] + 1.0 * mass["payload"]) * math.cos(a) / (0.5 * math.sin(2.0 * a))
+
+
+def fmpy_run(unzipped: Path, f0: float, stop: float, step: float) -> tuple[list[str], list[list[float]], float]:
+    """The host's loop (every output at each communication point, the PD law, setReal, doStep) in this Python
+    process through fmpy: (CSV header, rows, wall time per communication step after the first, s)."""
+    import time
+
+    from fmpy import read_model_description
+    from fmpy.fmi2 import FMU2Slave
+
     spec = importlib.util.spec_from_file_location("crane_pd_demo", ROOT / "integration" / "crane_pd_demo.py")
     demo = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(demo)
-    return demo.holding_force(ROOT / "models" / "crane.json")
+    md = read_model_description(str(unzipped))
+    outputs = [v for v in md.modelVariables if v.causality == "output" and v.type == "Real"]
+    refs = [v.valueReference for v in outputs]
+    names = [v.name for v in outputs]
+    th, thd = names.index("boom_hinge.s"), names.index("boom_hinge.sd")
+    vr_f = next(v.valueReference for v in md.modelVariables if v.name == "cylinder.f")
+    fmu = FMU2Slave(guid=md.guid, unzipDirectory=str(unzipped), modelIdentifier=md.coSimulation.modelIdentifier,
+                    instanceName="fmpy_reference")
+    fmu.instantiate()
+    fmu.setupExperiment(startTime=0.0, stopTime=stop)
+    fmu.enterInitializationMode()
+    fmu.setReal([vr_f], [f0])
+    fmu.exitInitializationMode()
+    rows, t, k, started = [], 0.0, 0, 0.0
+    while True:
+        y = fmu.getReal(refs)
+        force = f0 + demo.KP * (demo.reference(t) - y[th]) - demo.KD * y[thd]
+        rows.append([t, force, *y])
+        if not t < stop - 1e-12:
+            break
+        fmu.setReal([vr_f], [force])
+        fmu.doStep(currentCommunicationPoint=t, communicationStepSize=step)
+        if k == 0:
+            started = time.perf_counter()
+        t += step
+        k += 1
+    per_step = (time.perf_counter() - started) / max(k - 1, 1)
+    fmu.terminate()
+    fmu.freeInstance()
+    return ["time", "cylinder.f", *names], rows, per_step
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,19 +150,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="out/native_host", help="output folder (FMU, host, CSV)")
     parser.add_argument("--stop", type=float, default=6.0, help="stop time, s")
     parser.add_argument("--step", type=float, default=1e-3, help="communication step, s")
+    parser.add_argument("--compare-fmpy", action="store_true",
+                        help="then run the same loop through fmpy in this process and compare outputs and cost")
     parser.add_argument("extra", nargs="*", help="more fmu_host options (after --)")
     args = parser.parse_args(argv)
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     unzipped = build_and_extract(out)
     exe = compile_host(out)
-    cmd = [str(exe), str(unzipped), "--out", str(out / "crane_native_host.csv"), "--stop", repr(args.stop),
-           "--step", repr(args.step), "--f0", repr(holding_force()), *args.extra]
+    f0 = holding_force()
+    csv = out / "crane_native_host.csv"
+    cmd = [str(exe), str(unzipped), "--out", str(csv), "--stop", repr(args.stop), "--step", repr(args.step),
+           "--f0", repr(f0), *args.extra]
     env = host_environment()
     print("environment:\n" + "".join(f"  {k}={shlex.quote(v)}\n" for k, v in env.items())
           + "command:\n  " + shlex.join(cmd), flush=True)
-    return subprocess.run(cmd, env={**os.environ, **env}).returncode
+    code = subprocess.run(cmd, env={**os.environ, **env}).returncode
+    if code == 0 and args.compare_fmpy:
+        import numpy as np
+
+        header, rows, per_step = fmpy_run(unzipped, f0, args.stop, args.step)
+        with csv.open() as f:
+            same_header = f.readline().strip().split(",") == header
+        host = np.loadtxt(csv, delimiter=",", skiprows=1, ndmin=2)
+        ref = np.array(rows)
+        equal = same_header and host.shape == ref.shape and np.array_equal(host, ref)
+        print(f"fmpy, same loop in this process: {1e6 * per_step:.1f} us per communication step; outputs at all "
+              f"{len(rows)} communication points {'identical to' if equal else 'DIFFERENT from'} the native host's")
+        code = 0 if equal else 5
+    return code
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # with --compare-fmpy this process ran the FMU; leave without the exit handlers (see the "Exit" section of
+    # docs/using-in-modelica-and-simulink.md)
+    os._exit(status)
