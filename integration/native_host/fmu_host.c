@@ -29,7 +29,8 @@
  * Exit codes: 0 run completed; 1 usage, load or instantiation error; 2 the FMU returned fmi2Discard or fmi2Error
  * (the reason is in its log); 3 fmi2Fatal; 4 the state check found a difference.
  *
- * Build: gcc -std=c11 -O2 -ffp-contract=off -I integration/native_host/fmi2 fmu_host.c -o fmu_host -ldl -lm
+ * Build: gcc -std=c11 -O2 -ffp-contract=off -I integration/native_host/fmi2 integration/native_host/fmu_host.c \
+ *            -o fmu_host -ldl -lm
  * (-ffp-contract=off: the PD law gives the same doubles as the Python demo, so the runs can be compared exactly.)
  */
 #define _GNU_SOURCE

@@ -1,7 +1,7 @@
 """Build the crane FMU, compile the native C host (fmu_host.c) with gcc and run the crane through the FMI 2.0 C API
 from a process without Python, as a Modelica tool's or Simulink's FMU import does.
 
-    python integration/native_host/run.py [--out DIR] [--stop T] [--step H] [-- extra fmu_host options]
+    python integration/native_host/run.py [--out DIR] [--stop T] [--step H] [--compare-fmpy] [-- fmu_host options]
 
 It prints the environment and the command it runs, so the run can be repeated by hand. The environment a non-Python
 host needs (see docs/using-in-modelica-and-simulink.md, where each variable is explained):
