@@ -324,7 +324,7 @@ class ALFIntegrator:
             rec = self._empty
         i = 0
         try:
-            while i < n_steps:
+            while True:        # one call into numba for the whole run, another after each redone step
                 rows = (rep[i:], *(r[i:] for r in rec)) if record else (rep[i:], *rec)
                 status, done, err = K.alf_advance(self._mt, self.off, self._pat, self._state, self._ws, self.opt,
                                                   n_steps - i, h, *rows)
@@ -336,6 +336,8 @@ class ALFIntegrator:
                     for r, x in zip(rec, (self.q, self.qd, self.qdd, self.lam)):
                         r[i] = x
                 i += 1
+                if i == n_steps:
+                    break
         finally:
             self.last_report = rep[:i]
         return (rep, *rec) if record else rep
