@@ -320,7 +320,8 @@ def test_marker_input_equals_the_same_point_load():
 
 def test_too_large_a_step_for_a_stiff_spring_raises_with_the_time():
     """1 kg on a 1e8 N/m spring, h = 0.01 s: without the spring in the iteration matrix the Newton
-    iteration multiplies errors by h^2 k / 4m = 2500 per iteration."""
+    iteration multiplies errors by h^2 k / 4m = 2500 per iteration, and still by 9.8 after the four halvings
+    of the step the integrator tries before it gives up (h = 6.25e-4 s)."""
     b = ModelBuilder("stiff", dimension=2, gravity=(0.0, -9.81))
     b.add_point_mass("m", 1.0, position=(0.0, -1.0))
     b.add_marker("top", "ground")
@@ -328,6 +329,9 @@ def test_too_large_a_step_for_a_stiff_spring_raises_with_the_time():
     b.add_spring_damper("spring", "top", "m0", stiffness=1e8, free_length=0.9)
     cm = compile_model(b.build())
     with pytest.raises(ConvergenceError, match=r"at t = 0\.01 s .*Newton diverged.*m\.y"):
+        simulate(cm, 1.0, 0.01, tangent="constraints", max_halvings=0)
+    with pytest.raises(ConvergenceError, match=r"at t = 0\.000625 s \(step 0\.000625 s, after 4 halving\(s\) of the "
+                                               r"step 0\.01 s\): Newton diverged.*m\.y"):
         simulate(cm, 1.0, 0.01, tangent="constraints")
     # with the spring in the tangent the same step converges (trapezoidal rule: A-stable)
     tr = simulate(cm, 0.1, 0.01)
@@ -344,7 +348,11 @@ def test_a_coordinate_without_mass_or_constraint_is_named():
     cm = compile_model(b.build())
     state = AssemblyResult(0.0, cm.q0, cm.qd0, np.zeros(cm.n_q), np.zeros(cm.n_rows), dof=2)
     with pytest.raises(ConvergenceError, match=r"t = 0\.001 s .*singular iteration matrix.*bob\.theta"):
-        ALFIntegrator(cm, 1e-3, state).advance(1)
+        ALFIntegrator(cm, 1e-3, state, max_halvings=0).advance(1)
+    ig = ALFIntegrator(cm, 1e-3, state, max_halvings=2)
+    with pytest.raises(ConvergenceError, match=r"t = 0\.00025 s .*after 2 halving.*singular iteration matrix.*bob"):
+        ig.advance(1)
+    assert ig.t == 0.0 and len(ig.last_report) == 0        # nothing accepted: the state is the start state
 
 
 def test_simulate_interface():

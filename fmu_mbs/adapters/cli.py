@@ -146,7 +146,18 @@ def _run_inverse(cm, args, progress):
 def _run_simulate(cm, args, progress):
     from ..analyses.simulate import simulate
     extra = {} if args.output_step is None else {"output_step": args.output_step}
+    if args.rho_inf is not None:
+        if args.integrator != "galpha":
+            raise CliError(f"--rho-inf applies to --integrator galpha, not '{args.integrator}'")
+        extra["rho_inf"] = args.rho_inf
     return simulate(cm, args.t_end, args.step, integrator=args.integrator, progress=progress, **extra)
+
+
+def _spectral_radius(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
+    return value
 
 
 # --- output ---------------------------------------------------------------------------------------
@@ -231,7 +242,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--t-start", type=float, default=0.0, metavar="T", help="start time (s), default 0")
     p = verb("simulate", _history("simulate", _run_simulate), "forward dynamics (time integration)")
     output(p, history=True)
-    p.add_argument("--integrator", default="alf", metavar="NAME", help="integrator name, default alf")
+    p.add_argument("--integrator", default="alf", choices=("alf", "galpha", "reference"),
+                   help="alf (trapezoidal rule, default), galpha (generalized-alpha, numerical damping) or "
+                        "reference (scipy, slow)")
+    p.add_argument("--rho-inf", type=_spectral_radius, metavar="R", help="galpha: spectral radius at infinite "
+                   "frequency in [0, 1] (1 = no numerical damping), default 0.8")
     p.add_argument("--output-step", type=_positive, metavar="H", help="interval between CSV rows (s); "
                    "default every step")
     p = sub.add_parser("build", help=_EXAMPLES["build"][1], description=_EXAMPLES["build"][1],

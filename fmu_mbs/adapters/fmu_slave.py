@@ -1,7 +1,9 @@
 """MbsSlave: the one generic pythonfmu slave behind every fmu-mbs FMU (FMI 2.0 co-simulation).
 
 It reads ``model.json`` from the FMU resources, registers the variables named by ``model/names.py`` (the same
-names as the CSV columns), and integrates with the ALF integrator in substeps of at most ``solver.h``.
+names as the CSV columns), and integrates with the ALF integrator (or its generalized-alpha form) in substeps of
+at most ``solver.h``; a substep that fails is redone as two half steps, up to 4 times, before the communication
+step is discarded.
 
 - Inputs (``<actuator>.f``, ``<marker>.F[1..3]``, ``<marker>.T[1..3]``) are **held** over a communication step
   (``solver.input_interpolation = 0``, default) or ramped **linearly** from their value at the previous
@@ -9,7 +11,8 @@ names as the CSV columns), and integrates with the ALF integrator in substeps of
 - A driver whose function is ``external`` takes its coordinate, rate and acceleration as inputs ``<d>.s``,
   ``<d>.sd``, ``<d>.sdd`` at each communication point and follows s + sd dt + sdd dt^2/2 over the step.
 - Parameters (fixed, set before initialization): ``g[k]``, ``solver.h`` (s), ``solver.tolerance`` (Newton
-  tolerance, m or rad), ``solver.penalty`` (penalty factor), ``solver.integrator`` (0 = ALF),
+  tolerance, m or rad), ``solver.penalty`` (penalty factor), ``solver.integrator`` (0 = ALF, trapezoidal rule;
+  1 = generalized-alpha), ``solver.rho_inf`` (its spectral radius at infinity, in [0, 1], default 0.8),
   ``solver.input_interpolation``, and the model values listed in the model's ``exposed`` field
   (``<element>.<field>``; ``<joint>.s_start`` assembles the model with that joint coordinate held).
 - FMU state get/set/serialize captures the complete solver state (integrator state, inputs, outputs and the
@@ -38,7 +41,7 @@ from pythonfmu.enums import Fmi2Status
 
 from ..analyses.assembly import assemble
 from ..analyses.channels import ChannelEvaluator
-from ..analyses.integrators.alf import ALFIntegrator
+from ..analyses.integrators import STEPPERS
 from ..compiler import compile_model
 from ..compiler.initial_values import initial_joint_coordinate
 from ..errors import FmuMbsError
@@ -47,7 +50,7 @@ from ..model.elements import EXPOSED_UNITS
 from ..model.functions import External
 from ..model.names import UNITS, channels, driver_input_channels, input_channels
 
-INTEGRATORS = {0: "alf"}
+INTEGRATORS = {0: "alf", 1: "galpha"}
 
 #: references to the FMU entry scripts' module dicts (see the KEEPALIVE note in adapters/fmu_build.py)
 KEEPALIVE: list = []
@@ -87,6 +90,7 @@ class MbsSlave(Fmi2Slave):
         self.tolerance = 1e-9   # measured: same accuracy as 1e-10, ~12 % fewer Newton iterations
         self.penalty = 1e7
         self.integrator_kind = 0
+        self.rho_inf = 0.8
         self.input_interpolation = 0
         self.t_start = 0.0
         self._outputs = channels(self.model)
@@ -119,8 +123,12 @@ class MbsSlave(Fmi2Slave):
              description="ALF penalty factor (times the largest mass-matrix diagonal)", **par)
         self.register_variable(Integer("solver.integrator", getter=lambda: self.integrator_kind,
                                        setter=lambda v: setattr(self, "integrator_kind", int(v)),
-                                       description="0 = index-3 augmented Lagrangian, trapezoidal rule", **par),
+                                       description="0 = index-3 augmented Lagrangian, trapezoidal rule; "
+                                                   "1 = the same on the generalized-alpha scheme", **par),
                                nested=False)
+        real("solver.rho_inf", "1", lambda: self.rho_inf, lambda v: setattr(self, "rho_inf", float(v)),
+             description="generalized-alpha (solver.integrator = 1): spectral radius at infinite frequency, "
+                         "in [0, 1]; 1 = no numerical damping", **par)
         self.register_variable(Integer("solver.input_interpolation", getter=lambda: self.input_interpolation,
                                        setter=lambda v: setattr(self, "input_interpolation", int(v)),
                                        description="0 = hold inputs over a step, 1 = ramp linearly from the "
@@ -232,6 +240,8 @@ class MbsSlave(Fmi2Slave):
             problems.append(f"solver.penalty must be positive, got {self.penalty}")
         if self.integrator_kind not in INTEGRATORS:
             problems.append(f"solver.integrator must be one of {sorted(INTEGRATORS)}, got {self.integrator_kind}")
+        if not 0.0 <= self.rho_inf <= 1.0:
+            problems.append(f"solver.rho_inf must be in [0, 1], got {self.rho_inf}")
         if self.input_interpolation not in (0, 1):
             problems.append(f"solver.input_interpolation must be 0 (hold) or 1 (linear), got "
                             f"{self.input_interpolation}")
@@ -255,7 +265,9 @@ class MbsSlave(Fmi2Slave):
         model, holds = self._model_with_parameters()
         cm, initial = self._initial_state(model, holds)
         self.cm = cm
-        self.integ = ALFIntegrator(cm, self.h, initial, penalty=self.penalty, tol=self.tolerance)
+        kind = INTEGRATORS[self.integrator_kind]
+        scheme = {"rho_inf": self.rho_inf} if kind == "galpha" else {}
+        self.integ = STEPPERS[kind](cm, self.h, initial, penalty=self.penalty, tol=self.tolerance, **scheme)
         self.integ.u[:] = self.u_set
         self.u_prev[:] = self.u_set
         self._update_outputs(0.0, 0.0)
@@ -274,12 +286,18 @@ class MbsSlave(Fmi2Slave):
         if self.input_interpolation == 0 or H == 0.0:
             integ.u[:] = self.u_set
             integ.advance_to(t + H)
+            rejected = integ.rejected
         else:
             n = max(1, math.ceil(H / self.h * (1.0 - 1e-12)))
+            rejected = 0
             for k in range(1, n + 1):
                 integ.u[:] = self.u_prev + (self.u_set - self.u_prev) * (k / n)
                 integ.advance(1, H / n)
+                rejected += integ.rejected
             integ.sc[0] = t + H  # the integrator's clock, exactly at the communication point
+        if rejected:
+            self.log(f"doStep(t = {t:.9g} s, h = {H:.6g} s): {rejected} failed substep attempt(s) redone with "
+                     f"halved steps")
         self.u_prev[:] = self.u_set
         rep = integ.last_report
         self._update_outputs(float(rep[-1, 0]) if len(rep) else 0.0, float(rep[-1, 1]) if len(rep) else 0.0)

@@ -12,7 +12,7 @@ from ..errors import AnalysisError
 from ..kernels.integrate_alf import SC_T
 from .assembly import AssemblyResult, assemble
 from .evaluate import Evaluator
-from .integrators import INTEGRATORS, REPORT_KEYS, ALFIntegrator, integrate_reference
+from .integrators import INTEGRATORS, REPORT_KEYS, STEPPERS, integrate_reference
 from .trajectory import Trajectory
 
 _CHUNK_STEPS = 4096   # integrator steps per call into numba when every step is an output
@@ -51,9 +51,12 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
 
     ``step``: integrator step (s; for "reference" only the default output step); ``output_step``: spacing
     of the returned rows (default ``step``); ``progress(fraction)`` is called as the run advances;
-    ``options`` go to the integrator (ALFIntegrator or integrate_reference). ``info`` holds per-row
-    reports REPORT_KEYS: 'iterations' (Newton iterations, or RHS evaluations, since the previous
-    row), 'residual_position|velocity|acceleration' (max |Phi|, |Phi_q qd - nu|, |Phi_q qdd - gamma|),
+    ``integrator``: "alf" (trapezoidal ALI3-P), "galpha" (generalized-alpha ALI3-P, option ``rho_inf`` in
+    [0, 1], default 0.8) or "reference"; ``options`` go to the integrator (ALFIntegrator,
+    GeneralizedAlphaIntegrator or integrate_reference). ``info`` holds per-row reports REPORT_KEYS:
+    'iterations' (Newton iterations, or RHS evaluations, since the previous row), 'rejected' (failed step
+    attempts redone with half the step, since the previous row),
+    'residual_position|velocity|acceleration' (max |Phi|, |Phi_q qd - nu|, |Phi_q qdd - gamma|),
     'energy_kinetic', 'energy_potential' (gravity + springs), 'energy_dissipated' (work removed by
     dampers), 'energy_input' (work of time-function forces, loads, inputs, actuators and drivers), J.
     For a passive model kinetic + potential + dissipated - input stays constant."""
@@ -64,10 +67,13 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
     initial = initial if initial is not None else assemble(cm, t=t_start)
     if abs(initial.t - t_start) > 1e-12 * max(1.0, abs(t_start)):
         raise AnalysisError(f"simulate: the initial state is at t = {initial.t} s, not t_start = {t_start} s")
+    if integrator == "alf" and options.get("rho_inf", 1.0) != 1.0:
+        raise AnalysisError(f"simulate: integrator 'alf' is the trapezoidal rule (rho_inf = 1); use "
+                            f"integrator='galpha' for rho_inf = {options['rho_inf']}")
     if integrator == "reference":
         return integrate_reference(cm, t_out, initial, progress=progress, **options)
 
-    ig = ALFIntegrator(cm, step, initial, **options)
+    ig = STEPPERS[integrator](cm, step, initial, **options)
     N = len(t_out)
     q, qd, qdd = (np.zeros((N, cm.n_q)) for _ in range(3))
     lam = np.zeros((N, cm.n_rows))
@@ -76,11 +82,11 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
     for k, v in _initial_info(cm, initial).items():
         info[k][0] = v
 
-    def store(i, rep, rq, rqd, rqdd, rlam, iterations):
+    def store(i, rep, rq, rqd, rqdd, rlam, totals):
         q[i], qd[i], qdd[i], lam[i] = rq, rqd, rqdd, rlam
         for j, key in enumerate(REPORT_KEYS):
             info[key][i] = rep[j]
-        info["iterations"][i] = iterations
+        info["iterations"][i], info["rejected"][i] = totals
 
     if abs(output_step - step) <= 1e-12 * step and np.allclose(np.diff(t_out), step, rtol=1e-9, atol=0.0):
         i = 1
@@ -98,8 +104,9 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
     else:
         for i in range(1, N):
             rep, rq, rqd, rqdd, rlam = ig.advance_to(t_out[i], record=True)
-            store(i, rep[-1], rq[-1], rqd[-1], rqdd[-1], rlam[-1], rep[:, 0].sum())
+            store(i, rep[-1], rq[-1], rqd[-1], rqdd[-1], rlam[-1], (rep[:, 0].sum(), rep[:, -1].sum()))
             if progress is not None:
                 progress(i / (N - 1))
+    scheme = f", rho_inf {ig.rho_inf:g}" if integrator == "galpha" else ""
     return Trajectory(t_out, q, qd, qdd, lam, u=np.zeros((N, cm.n_inputs)), info=info,
-                      analysis=f"dynamics ({integrator}, step {step:g} s)")
+                      analysis=f"dynamics ({integrator}{scheme}, step {step:g} s)")

@@ -1,12 +1,25 @@
-"""Index-3 augmented Lagrangian with the trapezoidal rule and mass-orthogonal projections (ALI3-P).
+"""Index-3 augmented Lagrangian with mass-orthogonal projections (ALI3-P), on the trapezoidal rule or its
+generalisation, the generalized-alpha scheme with numerical damping.
 
 Bayo & Ledesma (Nonlinear Dyn. 1996); Cuadrado, Cugnon, Dopico & Naya (Multibody Syst. Dyn. 2000);
-seed 000 eqs. 8.124-8.129 and 5.37 (penalty 1e7 x max M). Per step t -> t + h:
+seed 000 eqs. 8.124-8.129 and 5.37 (penalty 1e7 x max M); generalized-alpha in the form of Arnold & Bruels
+(Multibody Syst. Dyn. 18:185-202, 2007) with the Chung-Hulbert parameters (J. Appl. Mech. 60:371, 1993) of a
+spectral radius at infinity rho in [0, 1]: am = (2 rho - 1)/(rho + 1), af = rho/(rho + 1), gam = 1/2 + af - am,
+beta = (gam + 1/2)^2 / 4. Equilibrium holds at t + h; the pseudo-acceleration a is an extra state:
 
-  trapezoidal rule, positions primary:  qd = 2/h (q - q_n) - qd_n,  qdd = 4/h^2 (q - q_n) - 4/h qd_n - qdd_n
-  residual  f(q) = h^2/4 (M qdd - Q) + Phi_q^T (h^2/4 lam* + c Phi),   alpha = 4 c / h^2
-  tangent   T = W + c Phi_q^T Phi_q,   W = M + h/2 C + h^2/4 K   (C = -dQ/dqd, K = -dQ/dq, optional,
-            by finite differences, symmetrised)
+  (1 - am) a_1 + am a_n = (1 - af) qdd_1 + af qdd_n
+  q_1 = q_n + h qd_n + h^2 (1/2 - beta) a_n + h^2 beta a_1,   qd_1 = qd_n + h (1 - gam) a_n + h gam a_1
+
+rho = 1 gives am = af = gam = 1/2, beta = 1/4 and a = qdd: the trapezoidal rule, coefficient for coefficient
+(the code below then computes the same floating-point operations as the trapezoidal ALF). Per step t -> t + h,
+positions primary (d = q - q_n):
+
+  qd = gam/(beta h) d + (1 - gam/beta) qd_n + h (1 - gam/(2 beta)) a_n               (trapezoidal: 2/h d - qd_n)
+  qdd = ka d + kv qd_n + kaa a_n + kq qdd_n,  ka = (1 - am)/((1 - af) beta h^2) = dqdd/dq, kv = -ka h,
+        kaa = (am - (1 - am)(1/2 - beta)/beta)/(1 - af), kq = -af/(1 - af)     (trapezoidal: 4/h^2 d - 4/h qd_n - qdd_n)
+  residual  f(q) = s (M qdd - Q) + Phi_q^T (s lam* + c Phi),  s = 1/ka,  alpha = c ka   (trapezoidal: s = h^2/4)
+  tangent   T = W + c Phi_q^T Phi_q,   W = M + s (dqd/dq) C + s K   (C = -dQ/dqd, K = -dQ/dq, optional,
+            by finite differences, symmetrised; trapezoidal: s dqd/dq = h/2)
   Newton    T dq = -f from the predictor q_n + h qd_n + h^2/2 qdd_n (eq. 8.135), lam* += alpha Phi after
             every iteration (augmented Lagrangian update, lam* carried over steps); converged when
             max |dq| <= tol after at least one correction; that last dq is applied and the factorisation
@@ -17,6 +30,9 @@ seed 000 eqs. 8.124-8.129 and 5.37 (penalty 1e7 x max M). Per step t -> t + h:
   multipliers lam* += alpha (Phi + Phi_q dq) (the last correction's share), reported
             lam = lam* + c (Phi_q qdd - gamma) (the acceleration projection's share): second-order
             accurate, where lam* is first order.
+  pseudo-acceleration  a_1 from the projected qdd_1 through the first relation above, so that a stays
+            consistent with the accelerations the next step starts from (no projection acts on a model
+            without constraints, where the scheme is exactly Chung-Hulbert's).
 
 c = penalty x (largest mass-matrix diagonal) is independent of h, so steps of any size share the
 conditioning. The whole step loop runs here; the caller allocates every array once.
@@ -70,7 +86,8 @@ OPT_USE_FD = 4      # 1: add h/2 C + h^2/4 K (finite differences) to W
 OPT_NONCONS = 5     # 1: the model has non-conservative elements (energy split needs force variants)
 OPT_PIVOT = 6       # relative pivot tolerance of the Cholesky factorisation
 OPT_FD_EPS = 7      # relative finite-difference step
-N_OPT = 8
+OPT_RHO = 8         # spectral radius at infinity of the generalized-alpha scheme (1: trapezoidal rule)
+N_OPT = 9
 
 # state scalars sc
 SC_T = 0
@@ -91,7 +108,19 @@ REP_KIN = 4
 REP_POT = 5
 REP_DISS = 6
 REP_IN = 7
-N_REP = 8
+REP_REJECTED = 8    # rejected attempts of the step (filled by the caller that retries failed steps)
+N_REP = 9
+
+
+@njit(cache=True)
+def galpha_parameters(rho):
+    """(am, af, gam, beta) of the generalized-alpha scheme with spectral radius rho at infinity (Chung &
+    Hulbert 1993, eqs. 25 and 17-18); rho = 1 gives the trapezoidal rule (1/2, 1/2, 1/2, 1/4) exactly."""
+    am = (2.0 * rho - 1.0) / (rho + 1.0)
+    af = rho / (rho + 1.0)
+    gam = 0.5 + af - am
+    beta = 0.25 * (gam + 0.5) * (gam + 0.5)
+    return am, af, gam, beta
 
 
 @njit(cache=True)
@@ -116,13 +145,14 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
     at the start of the failing step.
 
     mt: tuple(ModelArrays); off: arrays for system.force_variant; pat: see system.assemble_iteration_matrix
-    (colors: finite-difference colour of each body); st = (sc, q, qd, qdd, lam, u, rsda_ref, u_last, lam*)
-    with u_last the inputs of the powers kept in sc and lam* the AL multipliers; ws: workspace (built by
-    analyses.integrators.alf); opt: OPT_*; rep (n_steps, N_REP); rec_* (n_steps, .), or (0, .) to skip."""
+    (colors: finite-difference colour of each body); st = (sc, q, qd, qdd, lam, u, rsda_ref, u_last, lam*, a)
+    with u_last the inputs of the powers kept in sc, lam* the AL multipliers and a the generalized-alpha
+    pseudo-accelerations; ws: workspace (built by analyses.integrators.alf); opt: OPT_*; rep (n_steps, N_REP);
+    rec_* (n_steps, .), or (0, .) to skip."""
     m = ModelArrays(*mt)
     mx = force_variant(m, off, VARIANT_NO_INPUTS)
     pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx = pat
-    sc, q, qd, qdd, lam, u, rsda_ref, u_last, lam_s = st
+    sc, q, qd, qdd, lam, u, rsda_ref, u_last, lam_s, acc = st
     (fr, fo, phi, jac, nu, gamma, jtw, Q, Qa, Qb, mb, q0, qd0, qdd0, lam0, y, res, dq, rhs, work, val, Wx,
      dlt, phi2, jac2, nu2, gamma2, jtw2) = ws
 
@@ -154,10 +184,19 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             n_colors = colors[b] + 1
     record = rec_q.shape[0] > 0
 
-    hh4 = 0.25 * h * h
-    a2 = 2.0 / h
-    a4 = 4.0 / (h * h)
-    alpha = c * a4
+    # generalized-alpha coefficients (module docstring); rho = 1 gives exactly 2/h, -1, 0 and 4/h^2, -4/h, 0, -1
+    am, af, gam, beta = galpha_parameters(opt[OPT_RHO])
+    hh = h * h
+    b1 = gam / (beta * h)
+    cv1 = 1.0 - gam / beta
+    cv2 = h * (1.0 - gam / (2.0 * beta))
+    ka = (1.0 - am) / ((1.0 - af) * beta * hh)
+    kv = -(1.0 - am) / ((1.0 - af) * beta * h)
+    kaa = (am - (1.0 - am) * (0.5 - beta) / beta) / (1.0 - af)
+    kq = -af / (1.0 - af)
+    hh4 = (1.0 - af) * beta * hh / (1.0 - am)      # s = 1/ka, the residual scale (h^2/4 for rho = 1)
+    hc = (1.0 - af) * gam / (1.0 - am) * h         # s dqd/dq, the damping scale of W (h/2 for rho = 1)
+    alpha = c * ka
     t0 = sc[SC_T]
 
     # powers at the start state, unless kept from the last call with the same inputs
@@ -179,14 +218,14 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             qdd0[i] = qdd[i]
         for k in range(nr):
             lam0[k] = lam_s[k]
-        # predictor (seed 000 eq. 8.135) and the trapezoidal velocities/accelerations
+        # predictor (seed 000 eq. 8.135) and the velocities/accelerations of the scheme
         for i in range(n):
             d = h * qd0[i] + 0.5 * h * h * qdd0[i]
             q[i] = q0[i] + d
-            qd[i] = a2 * d - qd0[i]
-            qdd[i] = a4 * d - 2.0 * a2 * qd0[i] - qdd0[i]
+            qd[i] = b1 * d + cv1 * qd0[i] + cv2 * acc[i]
+            qdd[i] = ka * d + kv * qd0[i] + kaa * acc[i] + kq * qdd0[i]
         if use_fd:
-            fd_force_jacobian(m, mx, t1, q, qd, u, rsda_ref, fr, fo, Qa, Qb, Wx, hh4, 0.5 * h, fd_eps, colors,
+            fd_force_jacobian(m, mx, t1, q, qd, u, rsda_ref, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps, colors,
                               n_colors, adj_ptr, adj_idx, dlt)
 
         status = OK
@@ -202,7 +241,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             if it > 0:
                 for k in range(nr):
                     lam_s[k] += alpha * phi[k]
-            # residual f = h^2/4 (M qdd - Q) + Phi_q^T (h^2/4 lam* + c Phi)
+            # residual f = s (M qdd - Q) + Phi_q^T (s lam* + c Phi), s = h^2/4 for the trapezoidal rule
             mass_times(m, mb, qdd, res, hh4, False)
             for i in range(n):
                 res[i] -= hh4 * Q[i]
@@ -241,8 +280,8 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             for i in range(n):
                 q[i] += dq[i]
                 d = q[i] - q0[i]
-                qd[i] = a2 * d - qd0[i]
-                qdd[i] = a4 * d - 2.0 * a2 * qd0[i] - qdd0[i]
+                qd[i] = b1 * d + cv1 * qd0[i] + cv2 * acc[i]
+                qdd[i] = ka * d + kv * qd0[i] + kaa * acc[i] + kq * qdd0[i]
 
         if status != OK:
             for i in range(n):
@@ -262,8 +301,8 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         for i in range(n):
             q[i] += dq[i]
             d = q[i] - q0[i]
-            qd[i] = a2 * d - qd0[i]
-            qdd[i] = a4 * d - 2.0 * a2 * qd0[i] - qdd0[i]
+            qd[i] = b1 * d + cv1 * qd0[i] + cv2 * acc[i]
+            qdd[i] = ka * d + kv * qd0[i] + kaa * acc[i] + kq * qdd0[i]
         # projections with the factorisation T of the last iteration and its Phi_q (so that T and the right
         # sides agree: with c = 1e7 kg, a Phi_q one tolerance away would move qdd by 1e-3 of the correction),
         # in correction form: T (qd - qd*) = c Phi_q^T (nu - Phi_q qd*) is T qd = W qd* + c Phi_q^T nu, with
@@ -280,6 +319,9 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         jac_times(m, jac, qdd, y)
         for k in range(nr):
             lam[k] = lam_s[k] + c * (y[k] - gamma2[k])
+        # pseudo-accelerations from the projected accelerations, (1 - am) a_1 = (1 - af) qdd_1 + af qdd_n - am a_n
+        for i in range(n):
+            acc[i] = ((1.0 - af) * qdd[i] + (af * qdd0[i] - am * acc[i])) / (1.0 - am)
         for k in range(rsda_ref.shape[0]):
             rsda_ref[k] = fo[1][k, 0]
 

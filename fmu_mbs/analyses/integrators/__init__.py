@@ -1,19 +1,22 @@
 """Forward-dynamics integrators.
 
 - ``alf``: fixed-step index-3 augmented Lagrangian + trapezoidal rule with mass-orthogonal projections
-  (ALI3-P), the step loop in numba; the integrator of every FMU.
+  (ALI3-P), the step loop in numba; the default integrator of every FMU.
+- ``galpha``: the same ALI3-P step on the generalized-alpha scheme (Arnold & Bruels 2007), with numerical
+  damping of high frequencies set by ``rho_inf`` in [0, 1] (1 = ``alf``).
 - ``reference``: variable-step scipy ``solve_ivp`` on the index-1 KKT accelerations with coordinate
   projection at output points; slow and accurate, for validation.
 
-``INTEGRATORS`` maps a name to the function ``simulate`` uses; a new integrator (e.g. generalized-alpha)
-adds an entry here.
+``INTEGRATORS`` lists the names ``simulate`` accepts; ``STEPPERS`` maps the fixed-step ones to their class.
 """
 
 from __future__ import annotations
 
-from .alf import REPORT_KEYS, ALFIntegrator
+from .alf import REPORT_KEYS, ALFIntegrator, GeneralizedAlphaIntegrator
 from .reference import integrate_reference
 
-INTEGRATORS = ("alf", "reference")
+STEPPERS = {"alf": ALFIntegrator, "galpha": GeneralizedAlphaIntegrator}
+INTEGRATORS = (*STEPPERS, "reference")
 
-__all__ = ["ALFIntegrator", "INTEGRATORS", "REPORT_KEYS", "integrate_reference"]
+__all__ = ["ALFIntegrator", "GeneralizedAlphaIntegrator", "INTEGRATORS", "REPORT_KEYS", "STEPPERS",
+           "integrate_reference"]

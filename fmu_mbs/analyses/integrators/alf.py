@@ -1,10 +1,14 @@
-"""ALFIntegrator: fixed-step index-3 augmented Lagrangian + trapezoidal rule with mass-orthogonal
-projections (ALI3-P, kernels/integrate_alf.py), as an object with a complete, saveable state.
+"""ALFIntegrator: fixed-step index-3 augmented Lagrangian with mass-orthogonal projections (ALI3-P,
+kernels/integrate_alf.py) on the trapezoidal rule (rho_inf = 1) or the generalized-alpha scheme
+(rho_inf < 1, numerical damping of high frequencies; GeneralizedAlphaIntegrator), as an object with a
+complete, saveable state.
 
-The state is (t, q, qd, qdd, lam, u, rsda_ref, accumulated energies). ``advance(n)`` runs n steps in
-one call into numba; ``advance_to(t)`` takes equal substeps of at most the nominal step; ``save()`` /
-``restore()`` copy the whole state (for event handling and FMU reject/redo). The arrays ``q, qd, qdd,
-lam, u`` are the live state (copy them to keep them); set inputs by writing into ``u``.
+The state is (t, q, qd, qdd, lam, u, rsda_ref, accumulated energies, AL multipliers, pseudo-accelerations
+a). ``advance(n)`` runs n steps in one call into numba; ``advance_to(t)`` takes equal substeps of at most
+the nominal step; a step that fails (Newton diverges or does not converge, NaN, singular matrix) is
+rejected and redone as two half steps, up to ``max_halvings`` times, before the error is raised;
+``save()`` / ``restore()`` copy the whole state (for event handling and FMU reject/redo). The arrays
+``q, qd, qdd, lam, u`` are the live state (copy them to keep them); set inputs by writing into ``u``.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ if tuple(MODEL_FIELDS) != tuple(ModelArrays._fields):  # pragma: no cover - guar
     raise ImportError("kernels.system.MODEL_FIELDS (and force_variant) are out of date with ModelArrays")
 
 REPORT_KEYS = ("iterations", "residual_position", "residual_velocity", "residual_acceleration",
-               "energy_kinetic", "energy_potential", "energy_dissipated", "energy_input")
+               "energy_kinetic", "energy_potential", "energy_dissipated", "energy_input", "rejected")
 
 _REASONS = {
     K.SINGULAR: "singular iteration matrix (M + c Phi_q^T Phi_q not positive definite, or NaN in Phi_q)",
@@ -190,31 +194,47 @@ def build_pattern(cm: CompiledModel, with_forces: bool) -> Pattern:
 
 
 class ALFIntegrator:
-    """Fixed-step ALI3-P integrator of one compiled model (seed 000 ch. 8.5; Bayo & Ledesma 1996).
+    """Fixed-step ALI3-P integrator of one compiled model (seed 000 ch. 8.5; Bayo & Ledesma 1996), on the
+    trapezoidal rule or, with ``rho_inf`` < 1, the generalized-alpha scheme (Arnold & Bruels 2007).
 
     Options: ``penalty`` (c = penalty x largest diagonal of M, default 1e7 as seed 000 eq. 5.37),
     ``tol`` (Newton convergence, max |dq|, m or rad; the last correction is applied, so results hardly
     depend on it: 1e-8 and 1e-12 agree to 3 digits on the test models; the velocity-constraint residual
     grows as tol x speed / length), ``accept_tol`` (a step that reaches ``max_iter``
-    is accepted if its last correction is below this, else ConvergenceError), ``max_iter`` (Newton
+    is accepted if its last correction is below this, else it fails), ``max_iter`` (Newton
     iterations per step = residual evaluations and factorisations, >= 2: the last one checks convergence
     and its factorisation serves the projections; a converging step normally takes 2),
-    ``tangent`` ("auto": add the finite-difference force Jacobian h/2 C + h^2/4 K when the model has
-    springs, dampers or bushings; "full": always; "constraints": never), ``pivot_tol``, ``fd_eps``."""
+    ``tangent`` ("auto": add the finite-difference force Jacobian (damping and stiffness) when the model has
+    springs, dampers or bushings; "full": always; "constraints": never), ``pivot_tol``, ``fd_eps``,
+    ``rho_inf`` (spectral radius of the step's amplification at infinite frequency, in [0, 1]: 1 = the
+    trapezoidal rule, no numerical damping; 0 = high frequencies removed in one step), ``max_halvings`` (a
+    failed step is redone as two half steps, recursively, up to this many times; 0 = raise at once)."""
 
     name = "alf"
+    label = "ALF"
 
     def __init__(self, cm: CompiledModel, step: float, initial: AssemblyResult | None = None, *,
                  penalty: float = 1e7, tol: float = 1e-9, accept_tol: float = 1e-6, max_iter: int = 10,
-                 tangent: str = "auto", pivot_tol: float = 1e-13, fd_eps: float = 1e-7):
+                 tangent: str = "auto", pivot_tol: float = 1e-13, fd_eps: float = 1e-7, rho_inf: float = 1.0,
+                 max_halvings: int = 4):
         if not step > 0.0:
-            raise ValueError(f"ALF step must be positive, got {step!r}")
+            raise ValueError(f"{self.label} step must be positive, got {step!r}")
         if int(max_iter) < 2:
             raise ValueError(f"max_iter must be at least 2 (a correction and the converged evaluation), got {max_iter}")
         if tangent not in ("auto", "full", "constraints"):
             raise ValueError(f"tangent must be 'auto', 'full' or 'constraints', got {tangent!r}")
+        try:
+            rho = float(rho_inf)
+        except (TypeError, ValueError):
+            rho = math.nan
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"rho_inf (spectral radius at infinity) must be in [0, 1], got {rho_inf!r}")
+        if int(max_halvings) != max_halvings or max_halvings < 0:
+            raise ValueError(f"max_halvings must be a non-negative integer, got {max_halvings!r}")
         self.cm = cm
         self.step = float(step)
+        self.rho_inf = rho
+        self.max_halvings = int(max_halvings)
         initial = initial if initial is not None else assemble(cm)
         m = cm.arrays
         n, nr, nb, nm = cm.n_q, cm.n_rows, len(cm.body_names), len(cm.marker_names)
@@ -227,8 +247,8 @@ class ALFIntegrator:
         self.penalty = float(penalty)
         self.opt = np.zeros(K.N_OPT)
         self.opt[[K.OPT_C, K.OPT_TOL, K.OPT_ACCEPT, K.OPT_MAX_ITER, K.OPT_USE_FD, K.OPT_NONCONS, K.OPT_PIVOT,
-                  K.OPT_FD_EPS]] = (self.penalty * self.m_ref, tol, accept_tol, max_iter, float(self.use_fd),
-                                    float(noncons), pivot_tol, fd_eps)
+                  K.OPT_FD_EPS, K.OPT_RHO]] = (self.penalty * self.m_ref, tol, accept_tol, max_iter,
+                                               float(self.use_fd), float(noncons), pivot_tol, fd_eps, self.rho_inf)
         # state
         self.sc = np.zeros(K.N_SC)
         self.sc[K.SC_T] = initial.t
@@ -239,8 +259,9 @@ class ALFIntegrator:
         self.u = np.zeros(cm.n_inputs)
         self.rsda_ref = np.array(m.rsda_theta0, dtype=float)
         self.lam_star = self.lam.copy()       # augmented Lagrangian multipliers (trapezoidal scheme)
+        self.acc = self.qdd.copy()            # generalized-alpha pseudo-accelerations, a_0 = qdd_0
         self._state = (self.sc, self.q, self.qd, self.qdd, self.lam, self.u, self.rsda_ref, np.zeros(cm.n_inputs),
-                       self.lam_star)
+                       self.lam_star, self.acc)
         # workspace, allocated once
         fr = (np.zeros((nb, 3)), np.zeros((nb, 3, 3)), np.zeros((nb, 3)), np.zeros((nb, 3)),
               np.zeros((nm, 3)), np.zeros((nm, 3, 3)), np.zeros((nm, 3)), np.zeros((nm, 3)))
@@ -278,14 +299,21 @@ class ALFIntegrator:
 
     def restore(self, saved: tuple[np.ndarray, ...]) -> None:
         """Put back a state from ``save`` (in place: the live arrays keep their identity)."""
+        if len(saved) != len(self._state):
+            raise ValueError(f"{self.label} integrator: a saved state has {len(self._state)} arrays, got {len(saved)}")
         for dst, src in zip(self._state, saved):
             np.copyto(dst, src)
 
     # --- stepping ------------------------------------------------------------------------------------
     def advance(self, n_steps: int, h: float | None = None, record: bool = False):
         """Take ``n_steps`` steps of size ``h`` (default: the nominal step). Returns the per-step reports
-        (n_steps, 8: REPORT_KEYS) and, with ``record``, also (q, qd, qdd, lam) after every step.
-        Raises ConvergenceError (state left at the start of the failing step)."""
+        (n_steps, 9: REPORT_KEYS) and, with ``record``, also (q, qd, qdd, lam) after every step.
+
+        A step that fails is rejected and redone as two steps of half the size (each of them again, up to
+        ``max_halvings`` levels); the next step has the size h again. The step's report row is that of its
+        last substep, with 'iterations' summed over the accepted substeps and 'rejected' the number of
+        rejected attempts. If the smallest substep fails too, ConvergenceError says when and why; the state
+        is then left at the last accepted (sub)step."""
         h = self.step if h is None else float(h)
         n_steps = int(n_steps)
         rep = np.zeros((n_steps, K.N_REP))
@@ -294,12 +322,48 @@ class ALFIntegrator:
                    np.zeros((n_steps, self.cm.n_q)), np.zeros((n_steps, self.cm.n_rows)))
         else:
             rec = self._empty
-        status, done, err = K.alf_advance(self._mt, self.off, self._pat, self._state, self._ws, self.opt, n_steps,
-                                          h, rep, *rec)
-        self.last_report = rep[:done]
-        if status != K.OK:
-            self._raise(status, h, err)
+        i = 0
+        try:
+            while True:        # one call into numba for the whole run, another after each redone step
+                rows = (rep[i:], *(r[i:] for r in rec)) if record else (rep[i:], *rec)
+                status, done, err = K.alf_advance(self._mt, self.off, self._pat, self._state, self._ws, self.opt,
+                                                  n_steps - i, h, *rows)
+                i += done
+                if status == K.OK:
+                    break
+                self._redo(h, status, err, rep[i], 0)
+                if record:
+                    for r, x in zip(rec, (self.q, self.qd, self.qdd, self.lam)):
+                        r[i] = x
+                i += 1
+                if i == n_steps:
+                    break
+        finally:
+            self.last_report = rep[:i]
         return (rep, *rec) if record else rep
+
+    def _redo(self, h: float, status: int, err: float, row: np.ndarray, level: int) -> None:
+        """The step of size h from the current state failed (status, err): count it in ``row``, and take it
+        as two steps of h/2 (each one redone the same way on failure), writing their report into ``row``."""
+        row[K.REP_REJECTED] += 1.0
+        if level >= self.max_halvings:
+            self._raise(status, h, err, level)
+        t_end = self.t + h
+        iterations = row[K.REP_ITER]
+        rejected = row[K.REP_REJECTED]
+        sub = np.zeros((1, K.N_REP))
+        for _half in range(2):
+            sub[0] = 0.0
+            status, _, err = K.alf_advance(self._mt, self.off, self._pat, self._state, self._ws, self.opt, 1,
+                                           0.5 * h, sub, *self._empty)
+            if status != K.OK:
+                self._redo(0.5 * h, status, err, sub[0], level + 1)
+            iterations += sub[0, K.REP_ITER]
+            rejected += sub[0, K.REP_REJECTED]
+        row[:] = sub[0]
+        row[K.REP_ITER] = iterations
+        row[K.REP_REJECTED] = rejected
+        self.sc[K.SC_T] = t_end             # the clock exactly at the end of the redone step
 
     def advance_to(self, t_target: float, record: bool = False):
         """Advance to ``t_target`` in equal substeps of at most the nominal step; t ends exactly at t_target."""
@@ -313,7 +377,12 @@ class ALFIntegrator:
         self.sc[K.SC_T] = t_target
         return out
 
-    def _raise(self, status: int, h: float, err: float) -> None:
+    @property
+    def rejected(self) -> int:
+        """Rejected step attempts in the last ``advance`` / ``advance_to``."""
+        return int(self.last_report[:, K.REP_REJECTED].sum())
+
+    def _raise(self, status: int, h: float, err: float, halvings: int = 0) -> None:
         names = self.cm.q_names
         if status == K.SINGULAR:
             coord = int(np.argsort(self.pattern.pos)[int(err)])
@@ -323,6 +392,21 @@ class ALFIntegrator:
             dq = self._ws[17]
             worst = int(np.argmax(np.abs(np.nan_to_num(dq, nan=np.inf)))) if len(dq) else -1
             detail = f"max |dq| = {err:.3g}" + (f", largest correction on {names[worst]}" if worst >= 0 else "")
+        redone = f", after {halvings} halving(s) of the step {h * 2 ** halvings:.3g} s" if halvings else ""
         raise ConvergenceError(
-            f"model '{self.cm.model.name}': ALF integrator failed at t = {self.t + h:.9g} s (step {h:.3g} s): "
-            f"{_REASONS.get(status, 'unknown failure')} ({detail}); reduce the step or check the model")
+            f"model '{self.cm.model.name}': {self.label} integrator failed at t = {self.t + h:.9g} s (step {h:.3g} s"
+            f"{redone}): {_REASONS.get(status, 'unknown failure')} ({detail}); reduce the step or check the model")
+
+
+class GeneralizedAlphaIntegrator(ALFIntegrator):
+    """The ALI3-P integrator on the generalized-alpha scheme (Arnold & Bruels, Multibody Syst. Dyn. 18:185-202,
+    2007; Chung & Hulbert 1993): second order, with numerical damping set by ``rho_inf`` in [0, 1] (default
+    0.8: frequencies with omega h >> 1 lose 20 % of their amplitude per step, those with omega h << 1 almost
+    nothing). Same options as ALFIntegrator; ``rho_inf = 1`` is the trapezoidal ALF."""
+
+    name = "galpha"
+    label = "generalized-alpha"
+
+    def __init__(self, cm: CompiledModel, step: float, initial: AssemblyResult | None = None, *,
+                 rho_inf: float = 0.8, **options):
+        super().__init__(cm, step, initial, rho_inf=rho_inf, **options)

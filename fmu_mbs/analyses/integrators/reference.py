@@ -52,7 +52,7 @@ def integrate_reference(cm: CompiledModel, t_out: np.ndarray, initial: AssemblyR
                         max_step: float = np.inf, progress=None) -> Trajectory:
     """Trajectory at the times ``t_out`` (s, increasing, t_out[0] = start time) from ``initial`` (default:
     assemble(cm) at t_out[0]). ``info`` holds REPORT_KEYS; 'iterations' = right-hand-side evaluations
-    per output interval."""
+    per output interval; 'rejected' stays 0 (solve_ivp keeps its step control to itself)."""
     t_out = np.asarray(t_out, dtype=float)
     initial = initial if initial is not None else assemble(cm, t=float(t_out[0]))
     ev = Evaluator(cm)
