@@ -115,7 +115,7 @@ class ChannelEvaluator:
     def reset(self) -> None:
         """Forget the previous state (angle unwrapping and RSDA turn counting restart)."""
         self._prev_s = None
-        self.ev.rsda_ref[:] = self.cm.arrays.rsda_theta0
+        self.ev.zs[:] = self.cm.arrays.z0
 
     def _block(self, key: str, shape: tuple[int, ...]) -> np.ndarray:
         n = int(np.prod(shape))
@@ -131,7 +131,7 @@ class ChannelEvaluator:
             ev.u[:] = u
         ev.constraints(t, q, qd)                      # twist rows for the reactions
         ev.forces(t, q, qd)                           # frames, element outputs, spring energy
-        ev.rsda_ref[:] = ev.rsda_out[:, 0]            # count RSDA turns from this state on
+        ev.zs[:] = ev.zn                              # element states (RSDA turns) from this state on
         self._markers(q, qd, qdd)
         self._coordinates(t, q, qd)
         nj = len(self._joints)

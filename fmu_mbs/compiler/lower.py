@@ -246,6 +246,8 @@ def compile_model(model: Model) -> CompiledModel:
         load_frame=np.array([1 if f.frame == "marker" else 0 for f in loads], dtype=np.int64),
         act_mi=act_mi, act_mj=act_mj, act_fn=act_fn,
         act_input_adr=np.arange(len(actuators), dtype=np.int64),
+        rsda_z_adr=np.arange(len(rsda), dtype=np.int64),     # element states: an RSDA's angle (turn counting)
+        z0=np.array([f.free_angle for f in rsda], dtype=float),
     )
     measure = arrays._replace(**row_table(meas))
     for arr in list(arrays) + list(measure):

@@ -71,10 +71,12 @@ def rotation_rate_about_z(R, wm, mi, mj):
 
 
 @njit(cache=True)
-def add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_out, bush_out, act_out):
+def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out):
     """Q += all applied forces; returns the spring potential energy (J).
 
-    ``rsda_ref`` holds each RSDA's previous angle for turn counting; element outputs:
+    Element states (model_arrays): ``zs`` committed at the step start (read only), ``zn`` the candidates at
+    this (t, q, qd), written here; ``h`` the step (s), 0 for a static evaluation. An RSDA's state is its
+    angle, for turn counting. Element outputs:
     tsda_out/act_out [length m, speed m/s, force N], rsda_out [angle rad, rate rad/s, torque N m],
     bush_out [force on marker_j (3) N, torque on marker_j (3) N m], world axes."""
     V = 0.0
@@ -114,8 +116,10 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_
         mi = m.rsda_mi[k]
         mj = m.rsda_mj[k]
         raw, _, _ = angle_about_z(R[mi], R[mj])
-        dth = raw - rsda_ref[k]
-        theta = rsda_ref[k] + math.atan2(math.sin(dth), math.cos(dth))
+        ref = zs[m.rsda_z_adr[k]]
+        dth = raw - ref
+        theta = ref + math.atan2(math.sin(dth), math.cos(dth))
+        zn[m.rsda_z_adr[k]] = theta
         thd, ds, dc, s, c = rotation_rate_about_z(R, wm, mi, mj)
         x = theta - m.rsda_theta0[k]
         if m.rsda_spring[k, 1] > 0:

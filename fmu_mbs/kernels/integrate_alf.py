@@ -116,14 +116,15 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
     at the start of the failing step.
 
     mt: tuple(ModelArrays); off: arrays for system.force_variant; pat: see system.assemble_iteration_matrix
-    (colors: finite-difference colour of each body); st = (sc, q, qd, qdd, lam, u, rsda_ref, u_last, lam*)
-    with u_last the inputs of the powers kept in sc and lam* the AL multipliers; ws: workspace (built by
+    (colors: finite-difference colour of each body); st = (sc, q, qd, qdd, lam, u, zs, u_last, lam*)
+    with zs the committed element states, u_last the inputs of the powers kept in sc and lam* the AL
+    multipliers; ws: workspace (built by
     analyses.integrators.alf); opt: OPT_*; rep (n_steps, N_REP); rec_* (n_steps, .), or (0, .) to skip."""
     m = ModelArrays(*mt)
     mx = force_variant(m, off, VARIANT_NO_INPUTS)
     pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx = pat
-    sc, q, qd, qdd, lam, u, rsda_ref, u_last, lam_s = st
-    (fr, fo, phi, jac, nu, gamma, jtw, Q, Qa, Qb, mb, q0, qd0, qdd0, lam0, y, res, dq, rhs, work, val, Wx,
+    sc, q, qd, qdd, lam, u, zs, u_last, lam_s = st
+    (fr, fo, zn, phi, jac, nu, gamma, jtw, Q, Qa, Qb, mb, q0, qd0, qdd0, lam0, y, res, dq, rhs, work, val, Wx,
      dlt, phi2, jac2, nu2, gamma2, jtw2) = ws
 
     n = q.shape[0]
@@ -165,7 +166,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         eval_frames_ws(m, q, qd, fr)
         r, A, v, w, o, R, vo, wm = fr
         eval_constraint_rows(m, t0, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
-        sc[SC_P_DISS], sc[SC_P_IN] = powers(m, mx, md, mc, t0, q, qd, u, rsda_ref, fr, fo, Qa, Qb, lam, nu,
+        sc[SC_P_DISS], sc[SC_P_IN] = powers(m, mx, md, mc, t0, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu,
                                              noncons)
         sc[SC_P_VALID] = 1.0
     p_diss0 = sc[SC_P_DISS]
@@ -186,7 +187,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             qd[i] = a2 * d - qd0[i]
             qdd[i] = a4 * d - 2.0 * a2 * qd0[i] - qdd0[i]
         if use_fd:
-            fd_force_jacobian(m, mx, t1, q, qd, u, rsda_ref, fr, fo, Qa, Qb, Wx, hh4, 0.5 * h, fd_eps, colors,
+            fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, 0.5 * h, fd_eps, colors,
                               n_colors, adj_ptr, adj_idx, dlt)
 
         status = OK
@@ -195,7 +196,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         iters = 0
         V_s = 0.0
         for it in range(max_iter):
-            V_s = total_forces_ws(m, mx, t1, q, qd, fr, u, rsda_ref, Q, fo)
+            V_s = total_forces_ws(m, mx, t1, q, qd, fr, u, h, zs, zn, Q, fo)
             r, A, v, w, o, R, vo, wm = fr
             eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
             mass_blocks(m, q, mb)
@@ -280,11 +281,11 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         jac_times(m, jac, qdd, y)
         for k in range(nr):
             lam[k] = lam_s[k] + c * (y[k] - gamma2[k])
-        for k in range(rsda_ref.shape[0]):
-            rsda_ref[k] = fo[1][k, 0]
+        for k in range(zs.shape[0]):          # element states of the last evaluation are committed
+            zs[k] = zn[k]
 
         # reports
-        p_diss1, p_in1 = powers(m, mx, md, mc, t1, q, qd, u, rsda_ref, fr, fo, Qa, Qb, lam, nu2, noncons)
+        p_diss1, p_in1 = powers(m, mx, md, mc, t1, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu2, noncons)
         sc[SC_W_DISS] += 0.5 * h * (p_diss0 + p_diss1)
         sc[SC_W_IN] += 0.5 * h * (p_in0 + p_in1)
         p_diss0 = p_diss1

@@ -28,13 +28,14 @@ def eval_frames_ws(m, q, qd, fr):
 
 
 @njit(cache=True)
-def applied_forces_ws(m, t, q, fr, u, rsda_ref, Q, fo):
-    """Q = applied forces of model ``m`` at frames ``fr``; returns the spring potential energy (J)."""
+def applied_forces_ws(m, t, q, fr, u, h, zs, zn, Q, fo):
+    """Q = applied forces of model ``m`` at frames ``fr``; returns the spring potential energy (J). Element states:
+    ``zs`` committed at the step start (read), ``zn`` candidates written here, ``h`` the step (s; 0 = static)."""
     r, A, v, w, o, R, vo, wm = fr
     tsda_out, rsda_out, bush_out, act_out = fo
     for i in range(Q.shape[0]):
         Q[i] = 0.0
-    return add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_out, bush_out, act_out)
+    return add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out)
 
 
 @njit(cache=True)
@@ -57,12 +58,12 @@ def add_marker_inputs(m, q, fr, u, Q):
 
 
 @njit(cache=True)
-def total_forces_ws(m, mx, t, q, qd, fr, u, rsda_ref, Q, fo):
+def total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo):
     """Frames at (q, qd), then Q = applied + velocity-dependent inertia forces; returns spring energy.
     ``mx`` is ``m`` with marker inputs switched off (they are added here, skipping zero inputs, which
     is much cheaper than the per-marker loop of kernels.forces)."""
     eval_frames_ws(m, q, qd, fr)
-    V = applied_forces_ws(mx, t, q, fr, u, rsda_ref, Q, fo)
+    V = applied_forces_ws(mx, t, q, fr, u, h, zs, zn, Q, fo)
     add_marker_inputs(m, q, fr, u, Q)
     add_inertia_forces(m, q, qd, Q)
     return V
@@ -230,6 +231,7 @@ MODEL_FIELDS = (
     "bush_mi", "bush_mj", "bush_k", "bush_c", "bush_kr", "bush_cr",
     "load_marker", "load_fn", "load_frame",
     "act_mi", "act_mj", "act_fn", "act_input_adr",
+    "rsda_z_adr", "z0",
 )
 
 VARIANT_CONSERVATIVE = 0   # gravity and springs only
@@ -262,34 +264,36 @@ def force_variant(m, off, mode):
         m.bush_mi, m.bush_mj, m.bush_k, bc, m.bush_kr, bcr,
         m.load_marker, lfn, m.load_frame,
         m.act_mi, m.act_mj, afn, ainp,
+        m.rsda_z_adr, m.z0,
     )
 
 
 @njit(cache=True)
-def powers(m, mx, md, mc, t, q, qd, u, rsda_ref, fr, fo, Qa, Qb, lam, nu, noncons):
+def powers(m, mx, md, mc, t, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu, noncons):
     """(P_diss, P_in) at a state whose frames ``fr`` are evaluated: power removed by dampers and power
-    put in by time functions, loads, inputs, actuators and rheonomic constraints (W)."""
+    put in by time functions, loads, inputs, actuators and rheonomic constraints (W). Forces are evaluated
+    statically (h = 0) with the committed element states ``zs``."""
     p_in = 0.0
     for k in range(lam.shape[0]):
         p_in -= lam[k] * nu[k]
     if not noncons:
         return 0.0, p_in
-    applied_forces_ws(mx, t, q, fr, u, rsda_ref, Qa, fo)
+    applied_forces_ws(mx, t, q, fr, u, 0.0, zs, zn, Qa, fo)
     add_marker_inputs(m, q, fr, u, Qa)
-    applied_forces_ws(md, t, q, fr, u, rsda_ref, Qb, fo)
+    applied_forces_ws(md, t, q, fr, u, 0.0, zs, zn, Qb, fo)
     for i in range(q.shape[0]):
         p_in += (Qa[i] - Qb[i]) * qd[i]
-    applied_forces_ws(mc, t, q, fr, u, rsda_ref, Qa, fo)
+    applied_forces_ws(mc, t, q, fr, u, 0.0, zs, zn, Qa, fo)
     p_diss = 0.0
     for i in range(q.shape[0]):
         p_diss -= (Qb[i] - Qa[i]) * qd[i]
     # leave the element outputs at the full model's values
-    applied_forces_ws(mx, t, q, fr, u, rsda_ref, Qa, fo)
+    applied_forces_ws(mx, t, q, fr, u, 0.0, zs, zn, Qa, fo)
     return p_diss, p_in
 
 
 @njit(cache=True)
-def fd_force_jacobian(m, mx, t, q, qd, u, rsda_ref, fr, fo, Q0, Qp, Wx, kq, kv, eps, colors, n_colors, adj_ptr,
+def fd_force_jacobian(m, mx, t, q, qd, u, h, zs, zn, fr, fo, Q0, Qp, Wx, kq, kv, eps, colors, n_colors, adj_ptr,
                       adj_idx, dlt):
     """Wx = sym(kq * K + kv * C), K = -dQ/dq, C = -dQ/dqd by forward differences, perturbing one
     coordinate slot of all bodies of a colour at once (bodies of one colour share no force element
@@ -299,7 +303,7 @@ def fd_force_jacobian(m, mx, t, q, qd, u, rsda_ref, fr, fo, Q0, Qp, Wx, kq, kv, 
     for i in range(n):
         for j in range(n):
             Wx[i, j] = 0.0
-    total_forces_ws(m, mx, t, q, qd, fr, u, rsda_ref, Q0, fo)
+    total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q0, fo)
     for level in range(2):
         x = q if level == 0 else qd
         scale = kq if level == 0 else kv
@@ -317,7 +321,7 @@ def fd_force_jacobian(m, mx, t, q, qd, u, rsda_ref, fr, fo, Q0, Qp, Wx, kq, kv, 
                         any_body = True
                 if not any_body:
                     continue
-                total_forces_ws(m, mx, t, q, qd, fr, u, rsda_ref, Qp, fo)
+                total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Qp, fo)
                 for b in range(nb):
                     if colors[b] == col and m.body_q_num[b] > s:
                         a = m.body_q_adr[b] + s

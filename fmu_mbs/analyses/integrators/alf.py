@@ -1,7 +1,7 @@
 """ALFIntegrator: fixed-step index-3 augmented Lagrangian + trapezoidal rule with mass-orthogonal
 projections (ALI3-P, kernels/integrate_alf.py), as an object with a complete, saveable state.
 
-The state is (t, q, qd, qdd, lam, u, rsda_ref, accumulated energies). ``advance(n)`` runs n steps in
+The state is (t, q, qd, qdd, lam, u, zs (element states), accumulated energies). ``advance(n)`` runs n steps in
 one call into numba; ``advance_to(t)`` takes equal substeps of at most the nominal step; ``save()`` /
 ``restore()`` copy the whole state (for event handling and FMU reject/redo). The arrays ``q, qd, qdd,
 lam, u`` are the live state (copy them to keep them); set inputs by writing into ``u``.
@@ -237,9 +237,9 @@ class ALFIntegrator:
         self.qdd = np.array(initial.qdd, dtype=float)
         self.lam = np.array(initial.lam, dtype=float)
         self.u = np.zeros(cm.n_inputs)
-        self.rsda_ref = np.array(m.rsda_theta0, dtype=float)
+        self.zs = np.array(m.z0, dtype=float)   # committed element states (model_arrays)
         self.lam_star = self.lam.copy()       # augmented Lagrangian multipliers (trapezoidal scheme)
-        self._state = (self.sc, self.q, self.qd, self.qdd, self.lam, self.u, self.rsda_ref, np.zeros(cm.n_inputs),
+        self._state = (self.sc, self.q, self.qd, self.qdd, self.lam, self.u, self.zs, np.zeros(cm.n_inputs),
                        self.lam_star)
         # workspace, allocated once
         fr = (np.zeros((nb, 3)), np.zeros((nb, 3, 3)), np.zeros((nb, 3)), np.zeros((nb, 3)),
@@ -247,7 +247,7 @@ class ALFIntegrator:
         fo = (np.zeros((len(m.tsda_mi), 3)), np.zeros((len(m.rsda_mi), 3)), np.zeros((len(m.bush_mi), 6)),
               np.zeros((len(m.act_mi), 3)))
         vec = lambda k: np.zeros(k)  # noqa: E731
-        self._ws = (fr, fo, vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),
+        self._ws = (fr, fo, np.array(m.z0, dtype=float), vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),
                     vec(n), vec(n), vec(n), np.zeros((nb, 7, 7)), vec(n), vec(n), vec(n), vec(nr), vec(nr),
                     vec(n), vec(n), vec(n), vec(n), vec(self.pattern.size),
                     np.zeros((n, n) if self.use_fd else (1, 1)), vec(nb),
@@ -320,7 +320,7 @@ class ALFIntegrator:
             detail = (f"no mass and no constraint stiffness on coordinate {names[coord]} (a massless or "
                       f"inertia-free body that the joints do not hold)")
         else:
-            dq = self._ws[17]
+            dq = self._ws[18]
             worst = int(np.argmax(np.abs(np.nan_to_num(dq, nan=np.inf)))) if len(dq) else -1
             detail = f"max |dq| = {err:.3g}" + (f", largest correction on {names[worst]}" if worst >= 0 else "")
         raise ConvergenceError(
