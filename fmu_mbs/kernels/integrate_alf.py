@@ -110,7 +110,7 @@ def project(m, jac, target, c, first, ptr, val, pos, work, y, rhs, x):
 
 
 @njit(cache=True)
-def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, rec_lam):
+def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z):
     """Advance the state ``st`` by n_steps steps of size h (s). Returns (status, steps done, max |dq| of
     the failing step, or for SINGULAR the envelope row whose pivot failed); on failure the state is left
     at the start of the failing step.
@@ -118,8 +118,8 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
     mt: tuple(ModelArrays); off: arrays for system.force_variant; pat: see system.assemble_iteration_matrix
     (colors: finite-difference colour of each body); st = (sc, q, qd, qdd, lam, u, zs, u_last, lam*)
     with zs the committed element states, u_last the inputs of the powers kept in sc and lam* the AL
-    multipliers; ws: workspace (built by
-    analyses.integrators.alf); opt: OPT_*; rep (n_steps, N_REP); rec_* (n_steps, .), or (0, .) to skip."""
+    multipliers; ws: workspace (built by analyses.integrators.alf); opt: OPT_*; rep (n_steps, N_REP); rec_*
+    (n_steps, .), or (0, .) to skip (rec_z: element states)."""
     m = ModelArrays(*mt)
     mx = force_variant(m, off, VARIANT_NO_INPUTS)
     pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx = pat
@@ -313,4 +313,6 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 rec_qdd[step, i] = qdd[i]
             for k in range(nr):
                 rec_lam[step, k] = lam[k]
+            for k in range(zs.shape[0]):
+                rec_z[step, k] = zs[k]
     return OK, n_steps, 0.0

@@ -51,4 +51,5 @@ ModelArrays = namedtuple("ModelArrays", [
     "load_marker", "load_fn", "load_frame",
     "act_mi", "act_mj", "act_fn", "act_input_adr",
     "rsda_z_adr", "z0",
+    "hyd_mi", "hyd_mj", "hyd_par", "hyd_fn", "hyd_input_adr", "hyd_z_adr",
 ])
