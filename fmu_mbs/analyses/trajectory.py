@@ -21,9 +21,9 @@ class Trajectory:
     qdd: np.ndarray               # (N, n_q)
     lam: np.ndarray               # (N, n_rows)
     u: np.ndarray | None = None   # (N, n_inputs)
-    z: np.ndarray | None = None   # (N, n_z)
     info: dict[str, np.ndarray] = field(default_factory=dict)
     analysis: str = ""
+    z: np.ndarray | None = None   # (N, n_z)
 
     def __len__(self) -> int:
         return len(self.t)
