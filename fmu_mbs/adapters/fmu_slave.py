@@ -304,7 +304,8 @@ class MbsSlave(Fmi2Slave):
 
     def _update_outputs(self, iterations: float, residual: float) -> None:
         i = self.integ
-        self.y[:] = self.chan(i.t, i.q, i.qd, i.qdd, i.lam, u=i.u, iterations=iterations, residual=residual)
+        self.y[:] = self.chan(i.t, i.q, i.qd, i.qdd, i.lam, u=i.u, iterations=iterations, residual=residual,
+                               z=i.zs)
 
     def _log_failure(self, where: str, exc: BaseException) -> None:
         self.log(f"{where} failed: {exc}\n{''.join(traceback.format_exception(exc))}", Fmi2Status.error)
@@ -313,7 +314,7 @@ class MbsSlave(Fmi2Slave):
     def _get_fmu_state(self):
         integ = None if self.integ is None else self.integ.save()
         chan = None if self.chan is None else (None if self.chan._prev_s is None else self.chan._prev_s.copy(),
-                                               self.chan.ev.rsda_ref.copy())
+                                               self.chan.ev.zs.copy())
         return {"integ": integ, "chan": chan, "u_set": self.u_set.copy(), "u_prev": self.u_prev.copy(),
                 "d_set": self.d_set.copy(), "y": self.y.copy()}
 
@@ -325,7 +326,7 @@ class MbsSlave(Fmi2Slave):
         if state["chan"] is not None and self.chan is not None:
             prev, ref = state["chan"]
             self.chan._prev_s = None if prev is None else prev.copy()
-            self.chan.ev.rsda_ref[:] = ref
+            self.chan.ev.zs[:] = ref
         self.u_set[:] = state["u_set"]
         self.u_prev[:] = state["u_prev"]
         self.d_set[:] = state["d_set"]

@@ -17,9 +17,10 @@ import numpy as np
 from ..compiler import CompiledModel
 from ..kernels.constraints import eval_constraints
 from ..kernels.frames import body_accelerations
+from ..kernels.hydraulics import N_HYD_OUT
 from ..kernels.model_arrays import MAX_ROW_COLS, PLANAR, RIGID, ROW_ANGLE
-from ..model.elements import Actuator, Bushing, RotationalSpringDamper, SpringDamper
-from ..model.names import Channel, channels
+from ..model.elements import Actuator, Bushing, HydraulicCylinder, RotationalSpringDamper, SpringDamper
+from ..model.names import HYDRAULIC_OUTPUTS, Channel, channels
 from .evaluate import Evaluator
 from .reactions import driver_efforts, joint_reactions
 from .trajectory import Trajectory
@@ -57,13 +58,15 @@ class ChannelEvaluator:
         self._rsda = [f.name for f in model.forces if isinstance(f, RotationalSpringDamper)]
         self._bush = [f.name for f in model.forces if isinstance(f, Bushing)]
         self._act = [f.name for f in model.forces if isinstance(f, Actuator)]
+        self._hyd = [f.name for f in model.forces if isinstance(f, HydraulicCylinder)]
         self._joints = [j.name for j in model.joints]
         self._drivers = [d.name for d in model.drivers]
 
         # one flat vector of raw values per state; the channels gather from it
         sizes = [("marker", 16 * nm), ("s", nmeas), ("sd", nmeas), ("reaction", 6 * len(self._joints)),
                  ("driver", len(self._drivers)), ("tsda", 3 * len(self._tsda)), ("rsda", 3 * len(self._rsda)),
-                 ("bush", 6 * len(self._bush)), ("act", 3 * len(self._act)), ("energy", 3), ("solver", 2)]
+                 ("bush", 6 * len(self._bush)), ("act", 3 * len(self._act)),
+                 ("hyd", N_HYD_OUT * len(self._hyd)), ("energy", 3), ("solver", 2)]
         self._raw = np.zeros(sum(n for _, n in sizes))
         self._off: dict[str, int] = {}
         pos = 0
@@ -108,6 +111,9 @@ class ChannelEvaluator:
             key, names = {"spring_damper": ("tsda", self._tsda), "rotational_spring_damper": ("rsda", self._rsda),
                           "actuator": ("act", self._act)}[c.kind]
             return self._off[key] + 3 * names.index(c.element) + _FORCE_SLOTS[c.quantity]
+        if c.kind == "hydraulic_cylinder":
+            return (self._off["hyd"] + N_HYD_OUT * self._hyd.index(c.element)
+                    + [q for q, _ in HYDRAULIC_OUTPUTS].index(c.quantity))
         if c.kind == "energy":
             return self._off["energy"] + ("kinetic", "potential", "total").index(c.quantity)
         return self._off["solver"] + ("iterations", "residual").index(c.quantity)
@@ -115,23 +121,29 @@ class ChannelEvaluator:
     def reset(self) -> None:
         """Forget the previous state (angle unwrapping and RSDA turn counting restart)."""
         self._prev_s = None
-        self.ev.rsda_ref[:] = self.cm.arrays.rsda_theta0
+        self.ev.zs[:] = self.cm.arrays.z0
 
     def _block(self, key: str, shape: tuple[int, ...]) -> np.ndarray:
         n = int(np.prod(shape))
         return self._raw[self._off[key]:self._off[key] + n].reshape(shape)
 
     def __call__(self, t: float, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, lam: np.ndarray,
-                 u: np.ndarray | None = None, iterations: float = 0.0, residual: float = 0.0) -> np.ndarray:
+                 u: np.ndarray | None = None, iterations: float = 0.0, residual: float = 0.0,
+                 z: np.ndarray | None = None) -> np.ndarray:
         """Channel values (in ``self.names`` order) at the state (t, q, qd, qdd, lam) with inputs ``u``
-        (None keeps the evaluator's current inputs). A shared evaluator's scratch arrays are overwritten."""
+        (None keeps the evaluator's current inputs) and element states ``z`` (None: carried from the previous
+        call, which reconstructs turn counters but not pressures). A shared evaluator's scratch arrays are
+        overwritten."""
         ev = self.ev
         q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
         if u is not None:
             ev.u[:] = u
+        if z is not None:
+            ev.zs[:] = z
+        ev.h = 0.0
         ev.constraints(t, q, qd)                      # twist rows for the reactions
         ev.forces(t, q, qd)                           # frames, element outputs, spring energy
-        ev.rsda_ref[:] = ev.rsda_out[:, 0]            # count RSDA turns from this state on
+        ev.zs[:] = ev.zn                              # element states (RSDA turns) from this state on
         self._markers(q, qd, qdd)
         self._coordinates(t, q, qd)
         nj = len(self._joints)
@@ -143,6 +155,7 @@ class ChannelEvaluator:
         self._block("rsda", ev.rsda_out.shape)[:] = ev.rsda_out
         self._block("bush", ev.bush_out.shape)[:] = ev.bush_out
         self._block("act", ev.act_out.shape)[:] = ev.act_out
+        self._block("hyd", ev.hyd_out.shape)[:] = ev.hyd_out
         kinetic = ev.kinetic_energy(q, qd)
         potential = ev.gravity_energy(q) + ev.spring_energy
         self._block("energy", (3,))[:] = (kinetic, potential, kinetic + potential)
@@ -208,8 +221,9 @@ def evaluate_channels(cm: CompiledModel, traj: Trajectory) -> np.ndarray:
     resid = info.get("residual", info.get("residual_position"))
     for i in range(n):
         u = None if traj.u is None else traj.u[i]
+        z = None if traj.z is None else traj.z[i]
         out[i] = ce(float(traj.t[i]), traj.q[i], traj.qd[i], traj.qdd[i], traj.lam[i], u,
-                    0.0 if iters is None else float(iters[i]), 0.0 if resid is None else float(resid[i]))
+                    0.0 if iters is None else float(iters[i]), 0.0 if resid is None else float(resid[i]), z)
     return out
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..compiler import CompiledModel
 from ..kernels.constraints import eval_constraints, scatter_dense
+from ..kernels.hydraulics import N_HYD_OUT
 from ..kernels.mass import add_inertia_forces, eval_mass, gravity_potential, kinetic_energy
 from ..kernels.model_arrays import MAX_ROW_COLS
 from ..kernels.outputs import eval_forces, eval_frames
@@ -31,11 +32,14 @@ class Evaluator:
         self.M = np.zeros((n, n))
         self.Q = np.zeros(n)
         self.u = np.zeros(cm.n_inputs)
-        self.rsda_ref = np.array(m.rsda_theta0, dtype=float)
+        self.h = 0.0                                    # step of the force evaluation (0: static)
+        self.zs = np.array(m.z0, dtype=float)           # committed element states (model_arrays)
+        self.zn = np.array(m.z0, dtype=float)           # candidate element states of the last evaluation
         self.tsda_out = np.zeros((len(m.tsda_mi), 3))
         self.rsda_out = np.zeros((len(m.rsda_mi), 3))
         self.bush_out = np.zeros((len(m.bush_mi), 6))
         self.act_out = np.zeros((len(m.act_mi), 3))
+        self.hyd_out = np.zeros((len(m.hyd_mi), N_HYD_OUT))
         self.r = np.zeros((nb, 3))
         self.A = np.zeros((nb, 3, 3))
         self.v = np.zeros((nb, 3))
@@ -59,13 +63,14 @@ class Evaluator:
         return self.M
 
     def forces(self, t: float, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
-        """Generalized applied plus velocity-dependent inertia forces Q (n_q); sets spring_energy."""
+        """Generalized applied plus velocity-dependent inertia forces Q (n_q); sets spring_energy and the
+        candidate element states ``zn`` (from the committed ``zs`` over the step ``h``)."""
         m = self.cm.arrays
         eval_frames(m, q, qd, self.r, self.A, self.v, self.w, self.o, self.R, self.vo, self.wm)
         self.Q[:] = 0.0
         self.spring_energy = eval_forces(m, t, q, qd, self.r, self.o, self.R, self.vo, self.wm, self.u,
-                                         self.rsda_ref, self.Q, self.tsda_out, self.rsda_out, self.bush_out,
-                                         self.act_out)
+                                         self.h, self.zs, self.zn, self.Q, self.tsda_out, self.rsda_out,
+                                         self.bush_out, self.act_out, self.hyd_out)
         add_inertia_forces(m, q, qd, self.Q)
         return self.Q
 

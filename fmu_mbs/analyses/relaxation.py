@@ -115,7 +115,7 @@ def dynamic_relaxation(ev: Evaluator, t: float, q: np.ndarray, *, fscale: float,
     for step in range(1, max_steps + 1):
         M = ev.mass(q).copy()
         Q = ev.forces(t, q, v).copy()
-        ev.rsda_ref[:] = ev.rsda_out[:, 0]   # count RSDA turns along the path (steps turn < MAX_MOVE rad)
+        ev.zs[:] = ev.zn   # element states follow the path: count RSDA turns along the path (steps turn < MAX_MOVE rad)
         ev.constraints(t, q, v)
         try:
             a, _ = solve_kkt(M, ev.J, Q - alpha * (M @ v), ev.gamma, rows)

@@ -77,13 +77,15 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
     N = len(t_out)
     q, qd, qdd = (np.zeros((N, cm.n_q)) for _ in range(3))
     lam = np.zeros((N, cm.n_rows))
+    z = np.zeros((N, len(ig.zs)))
+    z[0] = ig.zs
     info = {k: np.zeros(N) for k in REPORT_KEYS}
     q[0], qd[0], qdd[0], lam[0] = initial.q, initial.qd, initial.qdd, initial.lam
     for k, v in _initial_info(cm, initial).items():
         info[k][0] = v
 
-    def store(i, rep, rq, rqd, rqdd, rlam, totals):
-        q[i], qd[i], qdd[i], lam[i] = rq, rqd, rqdd, rlam
+    def store(i, rep, rq, rqd, rqdd, rlam, rz, totals):
+        q[i], qd[i], qdd[i], lam[i], z[i] = rq, rqd, rqdd, rlam, rz
         for j, key in enumerate(REPORT_KEYS):
             info[key][i] = rep[j]
         info["iterations"][i], info["rejected"][i] = totals
@@ -92,9 +94,9 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
         i = 1
         while i < N:                                   # every step is an output: record in chunks
             k = min(_CHUNK_STEPS, N - i)
-            rep, rq, rqd, rqdd, rlam = ig.advance(k, step, record=True)
+            rep, rq, rqd, rqdd, rlam, rz = ig.advance(k, step, record=True)
             rows = slice(i, i + k)
-            q[rows], qd[rows], qdd[rows], lam[rows] = rq, rqd, rqdd, rlam
+            q[rows], qd[rows], qdd[rows], lam[rows], z[rows] = rq, rqd, rqdd, rlam, rz
             for j, key in enumerate(REPORT_KEYS):
                 info[key][rows] = rep[:, j]
             i += k
@@ -103,10 +105,10 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
                 progress((i - 1) / (N - 1))
     else:
         for i in range(1, N):
-            rep, rq, rqd, rqdd, rlam = ig.advance_to(t_out[i], record=True)
-            store(i, rep[-1], rq[-1], rqd[-1], rqdd[-1], rlam[-1], (rep[:, 0].sum(), rep[:, -1].sum()))
+            rep, rq, rqd, rqdd, rlam, rz = ig.advance_to(t_out[i], record=True)
+            store(i, rep[-1], rq[-1], rqd[-1], rqdd[-1], rlam[-1], rz[-1], (rep[:, 0].sum(), rep[:, -1].sum()))
             if progress is not None:
                 progress(i / (N - 1))
     scheme = f", rho_inf {ig.rho_inf:g}" if integrator == "galpha" else ""
-    return Trajectory(t_out, q, qd, qdd, lam, u=np.zeros((N, cm.n_inputs)), info=info,
+    return Trajectory(t_out, q, qd, qdd, lam, u=np.zeros((N, cm.n_inputs)), z=z, info=info,
                       analysis=f"dynamics ({integrator}{scheme}, step {step:g} s)")

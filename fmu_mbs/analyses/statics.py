@@ -234,7 +234,7 @@ def _refinish(ev: Evaluator, traj: Trajectory) -> Trajectory:
     """Leave the evaluator at an earlier result's equilibrium again (for reactions) and return it."""
     t, q, lam = float(traj.t[0]), traj.q[0], traj.lam[0]
     equilibrium_residual(ev, t, q, lam)
-    ev.rsda_ref[:] = ev.rsda_out[:, 0]
+    ev.zs[:] = ev.zn
     return traj
 
 
@@ -244,7 +244,7 @@ def _finish(ev: Evaluator, t: float, res: NewtonResult, fscale: float, analysis:
     K = equilibrium_stiffness(ev, t, q, lam)
     M = ev.mass(q).copy()
     rf, phi = equilibrium_residual(ev, t, q, lam)   # also leaves ev.J, ev.jtw and the frames at q
-    ev.rsda_ref[:] = ev.rsda_out[:, 0]               # later analyses count RSDA turns from the equilibrium
+    ev.zs[:] = ev.zn                                 # later analyses count RSDA turns from the equilibrium
     w2 = reduced_eigenvalues(-K, M, ev.J)
     rf_max = float(np.max(np.abs(rf))) if rf.size else 0.0
     phi_max = float(np.max(np.abs(phi))) if phi.size else 0.0

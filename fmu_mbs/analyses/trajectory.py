@@ -11,7 +11,8 @@ import numpy as np
 class Trajectory:
     """Consistent states over time. ``lam`` are the multipliers of the constraint rows
     (CompiledModel.row_label) in the M qdd + Phi_q^T lam = Q convention; ``u`` the input vector used
-    (CompiledModel.input_names); ``info`` holds per-row analysis data such as 'iterations',
+    (CompiledModel.input_names); ``z`` the element states (pressures, turn counters, friction anchors: see
+    kernels.model_arrays) when the analysis carries them; ``info`` holds per-row analysis data such as 'iterations',
     'residual_position', 'residual_velocity', 'residual_acceleration' or energy terms."""
 
     t: np.ndarray                 # (N,) s
@@ -22,6 +23,7 @@ class Trajectory:
     u: np.ndarray | None = None   # (N, n_inputs)
     info: dict[str, np.ndarray] = field(default_factory=dict)
     analysis: str = ""
+    z: np.ndarray | None = None   # (N, n_z)
 
     def __len__(self) -> int:
         return len(self.t)

@@ -7,12 +7,14 @@ import math
 import numpy as np
 
 from ..kernels import model_arrays as ma
+from ..kernels.hydraulics import N_HP, N_HYD_STATES
 from ..kernels.model_arrays import MAX_ROW_COLS, ModelArrays
 from ..model.elements import (
     GROUND,
     JOINT_COORDINATES,
     Actuator,
     Bushing,
+    HydraulicCylinder,
     Model,
     PlanarBody,
     PointLoad,
@@ -24,6 +26,7 @@ from ..model.elements import (
 from ..model.functions import External
 from .compiled_model import CompiledModel
 from .functions import FunctionPool
+from .hydraulics import hydraulic_parameters, hydraulic_states
 from .joints import coordinate_row, joint_rows
 
 _ROW_NAMES = {ma.ROW_CD: "CD", ma.ROW_DP1: "DP1", ma.ROW_DP2: "DP2", ma.ROW_D: "D", ma.ROW_ANGLE: "ANGLE",
@@ -130,6 +133,9 @@ def compile_model(model: Model) -> CompiledModel:
     nm = len(model.markers)
     actuators = [f for f in model.forces if isinstance(f, Actuator)]
     input_names = [f"{a.name}.f" for a in actuators]
+    cylinders = [f for f in model.forces if isinstance(f, HydraulicCylinder)]
+    hyd_input_adr = np.arange(len(input_names), len(input_names) + len(cylinders), dtype=np.int64)
+    input_names += [f"{c.name}.Uref" for c in cylinders]
     m_body = np.zeros(nm, dtype=np.int64)
     m_pos = np.zeros((nm, 3))
     m_rot = np.zeros((nm, 3, 3))
@@ -199,6 +205,8 @@ def compile_model(model: Model) -> CompiledModel:
     tsda_fn = np.array([pool.add(f.force) for f in tsda], dtype=np.int64)
     rsda_fn = np.array([pool.add(f.torque) for f in rsda], dtype=np.int64)
     act_fn = np.array([pool.add(f.force) for f in actuators], dtype=np.int64)
+    hyd_mi, hyd_mj = pair(cylinders)
+    hyd_fn = np.array([pool.add(f.valve) for f in cylinders], dtype=np.int64)
     curves = lambda items, attr: np.array([pool.add_curve(getattr(f, attr)) for f in items],  # noqa: E731
                                           dtype=np.int64).reshape(len(items), 2)
     tsda_spring, tsda_damper = curves(tsda, "spring_curve"), curves(tsda, "damper_curve")
@@ -246,6 +254,12 @@ def compile_model(model: Model) -> CompiledModel:
         load_frame=np.array([1 if f.frame == "marker" else 0 for f in loads], dtype=np.int64),
         act_mi=act_mi, act_mj=act_mj, act_fn=act_fn,
         act_input_adr=np.arange(len(actuators), dtype=np.int64),
+        rsda_z_adr=np.arange(len(rsda), dtype=np.int64),     # element states: an RSDA's angle (turn counting)
+        z0=np.concatenate([[f.free_angle for f in rsda]] + [hydraulic_states(c) for c in cylinders]),
+        hyd_mi=hyd_mi, hyd_mj=hyd_mj, hyd_par=np.array([hydraulic_parameters(c) for c in cylinders],
+                                                        dtype=float).reshape(len(cylinders), N_HP),
+        hyd_fn=hyd_fn, hyd_input_adr=hyd_input_adr,
+        hyd_z_adr=len(rsda) + N_HYD_STATES * np.arange(len(cylinders), dtype=np.int64),
     )
     measure = arrays._replace(**row_table(meas))
     for arr in list(arrays) + list(measure):

@@ -15,6 +15,7 @@ from numba import njit
 from .constraints import angle_about_z
 from .frames import add_wrench
 from .functions import eval_curve, eval_time_function
+from .hydraulics import HP_L_RETRACTED, advance_states, cylinder_force, flows
 from .rotation import cross_v, dot_v
 
 
@@ -71,12 +72,15 @@ def rotation_rate_about_z(R, wm, mi, mj):
 
 
 @njit(cache=True)
-def add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_out, bush_out, act_out):
+def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out):
     """Q += all applied forces; returns the spring potential energy (J).
 
-    ``rsda_ref`` holds each RSDA's previous angle for turn counting; element outputs:
-    tsda_out/act_out [length m, speed m/s, force N], rsda_out [angle rad, rate rad/s, torque N m],
-    bush_out [force on marker_j (3) N, torque on marker_j (3) N m], world axes."""
+    Element states (model_arrays): ``zs`` committed at the step start (read only), ``zn`` the candidates at
+    this (t, q, qd), written here; ``h`` the step (s), 0 for a static evaluation. An RSDA's state is its
+    angle, for turn counting; a hydraulic cylinder's are its pressures and spool (kernels.hydraulics). Element
+    outputs: tsda_out/act_out [length m, speed m/s, force N], rsda_out [angle rad, rate rad/s, torque N m],
+    bush_out [force on marker_j (3) N, torque on marker_j (3) N m], world axes, hyd_out [length m, speed m/s,
+    force N, p1 Pa, p2 Pa, spool 1, Q1 m^3/s, Q2 m^3/s]."""
     V = 0.0
     fa = m.fn_type
     # gravity
@@ -114,8 +118,10 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_
         mi = m.rsda_mi[k]
         mj = m.rsda_mj[k]
         raw, _, _ = angle_about_z(R[mi], R[mj])
-        dth = raw - rsda_ref[k]
-        theta = rsda_ref[k] + math.atan2(math.sin(dth), math.cos(dth))
+        ref = zs[m.rsda_z_adr[k]]
+        dth = raw - ref
+        theta = ref + math.atan2(math.sin(dth), math.cos(dth))
+        zn[m.rsda_z_adr[k]] = theta
         thd, ds, dc, s, c = rotation_rate_about_z(R, wm, mi, mj)
         x = theta - m.rsda_theta0[k]
         if m.rsda_spring[k, 1] > 0:
@@ -228,4 +234,29 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_
         act_out[k, 0] = l
         act_out[k, 1] = ld
         act_out[k, 2] = f
+
+    # hydraulic cylinders: states advanced over h inside the evaluation, force positive extending
+    for k in range(m.hyd_mi.shape[0]):
+        mi = m.hyd_mi[k]
+        mj = m.hyd_mj[k]
+        e, l, ld = _line(o, vo, mi, mj)
+        par = m.hyd_par[k]
+        uref, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.hyd_fn[k], t)
+        if m.hyd_input_adr[k] >= 0:
+            uref += u[m.hyd_input_adr[k]]
+        a = m.hyd_z_adr[k]
+        x = l - par[HP_L_RETRACTED]
+        advance_states(par, zs, a, x, ld, uref, h, zn)
+        f = cylinder_force(par, zn[a], zn[a + 1], x, ld)
+        _point_force(m, mj, q, r, o, f * e[0], f * e[1], f * e[2], 1.0, Q)
+        _point_force(m, mi, q, r, o, f * e[0], f * e[1], f * e[2], -1.0, Q)
+        hyd_out[k, 0] = l
+        hyd_out[k, 1] = ld
+        hyd_out[k, 2] = f
+        hyd_out[k, 3] = zn[a]
+        hyd_out[k, 4] = zn[a + 1]
+        hyd_out[k, 5] = zn[a + 2]
+        q1, _, q2, _ = flows(par, zn[a], zn[a + 1], zn[a + 2])
+        hyd_out[k, 6] = q1
+        hyd_out[k, 7] = q2
     return V

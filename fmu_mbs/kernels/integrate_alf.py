@@ -139,21 +139,21 @@ def project(m, jac, target, c, first, ptr, val, pos, work, y, rhs, x):
 
 
 @njit(cache=True)
-def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, rec_lam):
+def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z):
     """Advance the state ``st`` by n_steps steps of size h (s). Returns (status, steps done, max |dq| of
     the failing step, or for SINGULAR the envelope row whose pivot failed); on failure the state is left
     at the start of the failing step.
 
     mt: tuple(ModelArrays); off: arrays for system.force_variant; pat: see system.assemble_iteration_matrix
-    (colors: finite-difference colour of each body); st = (sc, q, qd, qdd, lam, u, rsda_ref, u_last, lam*, a)
-    with u_last the inputs of the powers kept in sc, lam* the AL multipliers and a the generalized-alpha
-    pseudo-accelerations; ws: workspace (built by analyses.integrators.alf); opt: OPT_*; rep (n_steps, N_REP);
-    rec_* (n_steps, .), or (0, .) to skip."""
+    (colors: finite-difference colour of each body); st = (sc, q, qd, qdd, lam, u, zs, u_last, lam*, a)
+    with zs the committed element states, u_last the inputs of the powers kept in sc, lam* the AL multipliers
+    and a the generalized-alpha pseudo-accelerations; ws: workspace (built by analyses.integrators.alf); opt:
+    OPT_*; rep (n_steps, N_REP); rec_* (n_steps, .), or (0, .) to skip (rec_z: element states)."""
     m = ModelArrays(*mt)
     mx = force_variant(m, off, VARIANT_NO_INPUTS)
     pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx = pat
-    sc, q, qd, qdd, lam, u, rsda_ref, u_last, lam_s, acc = st
-    (fr, fo, phi, jac, nu, gamma, jtw, Q, Qa, Qb, mb, q0, qd0, qdd0, lam0, y, res, dq, rhs, work, val, Wx,
+    sc, q, qd, qdd, lam, u, zs, u_last, lam_s, acc = st
+    (fr, fo, zn, phi, jac, nu, gamma, jtw, Q, Qa, Qb, mb, q0, qd0, qdd0, lam0, y, res, dq, rhs, work, val, Wx,
      dlt, phi2, jac2, nu2, gamma2, jtw2) = ws
 
     n = q.shape[0]
@@ -204,7 +204,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         eval_frames_ws(m, q, qd, fr)
         r, A, v, w, o, R, vo, wm = fr
         eval_constraint_rows(m, t0, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
-        sc[SC_P_DISS], sc[SC_P_IN] = powers(m, mx, md, mc, t0, q, qd, u, rsda_ref, fr, fo, Qa, Qb, lam, nu,
+        sc[SC_P_DISS], sc[SC_P_IN] = powers(m, mx, md, mc, t0, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu,
                                              noncons)
         sc[SC_P_VALID] = 1.0
     p_diss0 = sc[SC_P_DISS]
@@ -225,7 +225,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             qd[i] = b1 * d + cv1 * qd0[i] + cv2 * acc[i]
             qdd[i] = ka * d + kv * qd0[i] + kaa * acc[i] + kq * qdd0[i]
         if use_fd:
-            fd_force_jacobian(m, mx, t1, q, qd, u, rsda_ref, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps, colors,
+            fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps, colors,
                               n_colors, adj_ptr, adj_idx, dlt)
 
         status = OK
@@ -234,7 +234,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         iters = 0
         V_s = 0.0
         for it in range(max_iter):
-            V_s = total_forces_ws(m, mx, t1, q, qd, fr, u, rsda_ref, Q, fo)
+            V_s = total_forces_ws(m, mx, t1, q, qd, fr, u, h, zs, zn, Q, fo)
             r, A, v, w, o, R, vo, wm = fr
             eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
             mass_blocks(m, q, mb)
@@ -322,11 +322,11 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         # pseudo-accelerations from the projected accelerations, (1 - am) a_1 = (1 - af) qdd_1 + af qdd_n - am a_n
         for i in range(n):
             acc[i] = ((1.0 - af) * qdd[i] + (af * qdd0[i] - am * acc[i])) / (1.0 - am)
-        for k in range(rsda_ref.shape[0]):
-            rsda_ref[k] = fo[1][k, 0]
+        for k in range(zs.shape[0]):          # element states of the last evaluation are committed
+            zs[k] = zn[k]
 
         # reports
-        p_diss1, p_in1 = powers(m, mx, md, mc, t1, q, qd, u, rsda_ref, fr, fo, Qa, Qb, lam, nu2, noncons)
+        p_diss1, p_in1 = powers(m, mx, md, mc, t1, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu2, noncons)
         sc[SC_W_DISS] += 0.5 * h * (p_diss0 + p_diss1)
         sc[SC_W_IN] += 0.5 * h * (p_in0 + p_in1)
         p_diss0 = p_diss1
@@ -354,4 +354,6 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 rec_qdd[step, i] = qdd[i]
             for k in range(nr):
                 rec_lam[step, k] = lam[k]
+            for k in range(zs.shape[0]):
+                rec_z[step, k] = zs[k]
     return OK, n_steps, 0.0

@@ -3,6 +3,10 @@ family), the only model object kernels see. Built by fmu_mbs.compiler; read-only
 
 Naming: ``<family>_<quantity>``; marker and body indices are -1 for ground; ``*_fn`` index the
 time-function table (-1 = none); ``*_adr``/``*_len`` address the float pools.
+
+Element states: ``<family>_z_adr`` (-1 = none) address a flat state vector z (initial values ``z0``) that
+the solver carries between steps: force kernels read the committed states ``zs`` of the step start and write
+the candidate states ``zn`` at the evaluated (t, q, qd); an integrator copies zn -> zs on step acceptance.
 """
 
 from __future__ import annotations
@@ -46,4 +50,6 @@ ModelArrays = namedtuple("ModelArrays", [
     "bush_mi", "bush_mj", "bush_k", "bush_c", "bush_kr", "bush_cr",
     "load_marker", "load_fn", "load_frame",
     "act_mi", "act_mj", "act_fn", "act_input_adr",
+    "rsda_z_adr", "z0",
+    "hyd_mi", "hyd_mj", "hyd_par", "hyd_fn", "hyd_input_adr", "hyd_z_adr",
 ])

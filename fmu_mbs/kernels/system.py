@@ -3,7 +3,7 @@
 Phi_q, and the assembly of the iteration matrix W + c Phi_q^T Phi_q into envelope storage.
 
 Frame workspace ``fr`` = (r, A, v, w, o, R, vo, wm) as in kernels.frames; force-element outputs
-``fo`` = (tsda_out, rsda_out, bush_out, act_out) as in kernels.forces. The mass matrix is kept as one
+``fo`` = (tsda_out, rsda_out, bush_out, act_out, hyd_out) as in kernels.forces. The mass matrix is kept as one
 dense block per body, ``mb[b, :n_b, :n_b]`` with n_b = body_q_num[b] (r-p bodies: diag(m I3,
 4 G^T Jbar G), seed 004). Also: variants of the force model with non-conservative terms switched off
 (for the energy split), and the finite-difference force Jacobian of the iteration matrix.
@@ -28,13 +28,15 @@ def eval_frames_ws(m, q, qd, fr):
 
 
 @njit(cache=True)
-def applied_forces_ws(m, t, q, fr, u, rsda_ref, Q, fo):
-    """Q = applied forces of model ``m`` at frames ``fr``; returns the spring potential energy (J)."""
+def applied_forces_ws(m, t, q, fr, u, h, zs, zn, Q, fo):
+    """Q = applied forces of model ``m`` at frames ``fr``; returns the spring potential energy (J). Element states:
+    ``zs`` committed at the step start (read), ``zn`` candidates written here, ``h`` the step (s; 0 = static)."""
     r, A, v, w, o, R, vo, wm = fr
-    tsda_out, rsda_out, bush_out, act_out = fo
+    tsda_out, rsda_out, bush_out, act_out, hyd_out = fo
     for i in range(Q.shape[0]):
         Q[i] = 0.0
-    return add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_out, bush_out, act_out)
+    return add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out,
+                              hyd_out)
 
 
 @njit(cache=True)
@@ -57,12 +59,12 @@ def add_marker_inputs(m, q, fr, u, Q):
 
 
 @njit(cache=True)
-def total_forces_ws(m, mx, t, q, qd, fr, u, rsda_ref, Q, fo):
+def total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo):
     """Frames at (q, qd), then Q = applied + velocity-dependent inertia forces; returns spring energy.
     ``mx`` is ``m`` with marker inputs switched off (they are added here, skipping zero inputs, which
     is much cheaper than the per-marker loop of kernels.forces)."""
     eval_frames_ws(m, q, qd, fr)
-    V = applied_forces_ws(mx, t, q, fr, u, rsda_ref, Q, fo)
+    V = applied_forces_ws(mx, t, q, fr, u, h, zs, zn, Q, fo)
     add_marker_inputs(m, q, fr, u, Q)
     add_inertia_forces(m, q, qd, Q)
     return V
@@ -230,6 +232,8 @@ MODEL_FIELDS = (
     "bush_mi", "bush_mj", "bush_k", "bush_c", "bush_kr", "bush_cr",
     "load_marker", "load_fn", "load_frame",
     "act_mi", "act_mj", "act_fn", "act_input_adr",
+    "rsda_z_adr", "z0",
+    "hyd_mi", "hyd_mj", "hyd_par", "hyd_fn", "hyd_input_adr", "hyd_z_adr",
 )
 
 VARIANT_CONSERVATIVE = 0   # gravity and springs only
@@ -241,14 +245,16 @@ VARIANT_NO_INPUTS = 2      # the full model without the marker loads of the inpu
 def force_variant(m, off, mode):
     """ModelArrays with force terms switched off (see VARIANT_*); ``off`` = (zero tsda_c, tsda_fn -1,
     tsda_damper without curves, zero rsda_c, rsda_fn -1, rsda_damper without curves, zero bush_c,
-    zero bush_cr, load_fn -1, marker_input_adr -1, act_fn -1, act_input_adr -1)."""
-    (z_tc, z_tfn, z_tdmp, z_rc, z_rfn, z_rdmp, z_bc, z_bcr, z_lfn, z_minp, z_afn, z_ainp) = off
+    zero bush_cr, load_fn -1, marker_input_adr -1, act_fn -1, act_input_adr -1, no hydraulic cylinders). A
+    hydraulic cylinder is a power port: all its power counts as input."""
+    (z_tc, z_tfn, z_tdmp, z_rc, z_rfn, z_rdmp, z_bc, z_bcr, z_lfn, z_minp, z_afn, z_ainp, z_hmi) = off
     tc, tdmp, rc, rdmp, bc, bcr = z_tc, z_tdmp, z_rc, z_rdmp, z_bc, z_bcr
-    tfn, rfn, lfn, afn, ainp = z_tfn, z_rfn, z_lfn, z_afn, z_ainp
+    tfn, rfn, lfn, afn, ainp, hmi = z_tfn, z_rfn, z_lfn, z_afn, z_ainp, z_hmi
     if mode != VARIANT_CONSERVATIVE:
         tc, tdmp, rc, rdmp, bc, bcr = m.tsda_c, m.tsda_damper, m.rsda_c, m.rsda_damper, m.bush_c, m.bush_cr
     if mode == VARIANT_NO_INPUTS:
         tfn, rfn, lfn, afn, ainp = m.tsda_fn, m.rsda_fn, m.load_fn, m.act_fn, m.act_input_adr
+        hmi = m.hyd_mi
     return ModelArrays(
         m.dim, m.gravity,
         m.body_kind, m.body_q_adr, m.body_q_num, m.body_mass, m.body_inertia,
@@ -262,34 +268,37 @@ def force_variant(m, off, mode):
         m.bush_mi, m.bush_mj, m.bush_k, bc, m.bush_kr, bcr,
         m.load_marker, lfn, m.load_frame,
         m.act_mi, m.act_mj, afn, ainp,
+        m.rsda_z_adr, m.z0,
+        hmi, m.hyd_mj, m.hyd_par, m.hyd_fn, m.hyd_input_adr, m.hyd_z_adr,
     )
 
 
 @njit(cache=True)
-def powers(m, mx, md, mc, t, q, qd, u, rsda_ref, fr, fo, Qa, Qb, lam, nu, noncons):
+def powers(m, mx, md, mc, t, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu, noncons):
     """(P_diss, P_in) at a state whose frames ``fr`` are evaluated: power removed by dampers and power
-    put in by time functions, loads, inputs, actuators and rheonomic constraints (W)."""
+    put in by time functions, loads, inputs, actuators and rheonomic constraints (W). Forces are evaluated
+    statically (h = 0) with the committed element states ``zs``."""
     p_in = 0.0
     for k in range(lam.shape[0]):
         p_in -= lam[k] * nu[k]
     if not noncons:
         return 0.0, p_in
-    applied_forces_ws(mx, t, q, fr, u, rsda_ref, Qa, fo)
+    applied_forces_ws(mx, t, q, fr, u, 0.0, zs, zn, Qa, fo)
     add_marker_inputs(m, q, fr, u, Qa)
-    applied_forces_ws(md, t, q, fr, u, rsda_ref, Qb, fo)
+    applied_forces_ws(md, t, q, fr, u, 0.0, zs, zn, Qb, fo)
     for i in range(q.shape[0]):
         p_in += (Qa[i] - Qb[i]) * qd[i]
-    applied_forces_ws(mc, t, q, fr, u, rsda_ref, Qa, fo)
+    applied_forces_ws(mc, t, q, fr, u, 0.0, zs, zn, Qa, fo)
     p_diss = 0.0
     for i in range(q.shape[0]):
         p_diss -= (Qb[i] - Qa[i]) * qd[i]
     # leave the element outputs at the full model's values
-    applied_forces_ws(mx, t, q, fr, u, rsda_ref, Qa, fo)
+    applied_forces_ws(mx, t, q, fr, u, 0.0, zs, zn, Qa, fo)
     return p_diss, p_in
 
 
 @njit(cache=True)
-def fd_force_jacobian(m, mx, t, q, qd, u, rsda_ref, fr, fo, Q0, Qp, Wx, kq, kv, eps, colors, n_colors, adj_ptr,
+def fd_force_jacobian(m, mx, t, q, qd, u, h, zs, zn, fr, fo, Q0, Qp, Wx, kq, kv, eps, colors, n_colors, adj_ptr,
                       adj_idx, dlt):
     """Wx = sym(kq * K + kv * C), K = -dQ/dq, C = -dQ/dqd by forward differences, perturbing one
     coordinate slot of all bodies of a colour at once (bodies of one colour share no force element
@@ -299,7 +308,7 @@ def fd_force_jacobian(m, mx, t, q, qd, u, rsda_ref, fr, fo, Q0, Qp, Wx, kq, kv, 
     for i in range(n):
         for j in range(n):
             Wx[i, j] = 0.0
-    total_forces_ws(m, mx, t, q, qd, fr, u, rsda_ref, Q0, fo)
+    total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q0, fo)
     for level in range(2):
         x = q if level == 0 else qd
         scale = kq if level == 0 else kv
@@ -317,7 +326,7 @@ def fd_force_jacobian(m, mx, t, q, qd, u, rsda_ref, fr, fo, Q0, Qp, Wx, kq, kv, 
                         any_body = True
                 if not any_body:
                     continue
-                total_forces_ws(m, mx, t, q, qd, fr, u, rsda_ref, Qp, fo)
+                total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Qp, fo)
                 for b in range(nb):
                     if colors[b] == col and m.body_q_num[b] > s:
                         a = m.body_q_adr[b] + s

@@ -21,6 +21,7 @@ from .elements import (
     Actuator,
     Bushing,
     Driver,
+    HydraulicCylinder,
     Joint,
     Marker,
     Model,
@@ -182,6 +183,13 @@ class ModelBuilder:
 
     def add_actuator(self, name: str, marker_i: str, marker_j: str, force: TimeFunction | float = 0.0) -> str:
         self.forces.append(Actuator(name, marker_i, marker_j, _fn(force)))
+        return name
+
+    def add_hydraulic_cylinder(self, name: str, marker_i: str, marker_j: str, length_retracted: float,
+                               valve: TimeFunction | float = 0.0, **parameters: float) -> str:
+        """A hydraulic cylinder with its valve (see HydraulicCylinder for the parameters and their defaults)."""
+        self.forces.append(HydraulicCylinder(name, marker_i, marker_j, float(length_retracted), valve=_fn(valve),
+                                             **{k: float(v) for k, v in parameters.items()}))
         return name
 
     def expose(self, *parameters: str) -> None:

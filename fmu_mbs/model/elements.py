@@ -207,7 +207,42 @@ class Actuator:
     force: TimeFunction = param("N", "actuator force, positive extending", Constant(0.0))
 
 
-ForceElement = SpringDamper | RotationalSpringDamper | Bushing | PointLoad | Actuator
+@dataclass(frozen=True)
+class HydraulicCylinder:
+    """Double-acting hydraulic cylinder between two marker origins, fed by a 4/3 proportional valve, with the
+    chamber pressures and the spool as solver states (equations in kernels/hydraulics.py). The valve reference
+    is ``valve(t)`` plus the input ``<name>.Uref``, clipped to [-1, 1]; positive extends. Defaults: the crane
+    data of Rahikainen et al. (Multibody Syst. Dyn. 50:143-167, 2020)."""
+
+    name: str
+    marker_i: str
+    marker_j: str
+    length_retracted: float = param("m", "marker distance with the piston fully retracted")
+    stroke: float = param("m", "stroke: chamber 1 length at full extension", 0.442)
+    piston_diameter: float = param("m", "piston (bore) diameter", 0.08)
+    rod_diameter: float = param("m", "rod diameter", 0.035)
+    hose_volume_1: float = param("m^3", "hose volume, valve to chamber 1 (piston side)", 3.14e-5)
+    hose_volume_2: float = param("m^3", "hose volume, valve to chamber 2 (rod side)", 7.85e-5)
+    pump_pressure: float = param("Pa", "supply pressure", 7.6e6)
+    tank_pressure: float = param("Pa", "return pressure", 0.1e6)
+    bulk_modulus_oil: float = param("Pa", "bulk modulus of the oil", 1.5e9)
+    bulk_modulus_hose: float = param("Pa", "bulk modulus of the hoses", 1.5e8)
+    bulk_modulus_cylinder: float = param("Pa", "bulk modulus of the cylinder", 3.15e10)
+    nominal_flow: float = param("m^3/s", "valve flow at full opening and the nominal pressure drop", 2e-5)
+    nominal_pressure_drop: float = param("Pa", "pressure drop of the nominal flow, one valve edge", 3.5e6)
+    laminar_pressure_drop: float = param("Pa", "laminar limit of the orifice law", 2e5)
+    spool_bandwidth: float = param("Hz", "-45 deg frequency of the first-order spool", 35.0)
+    damping: float = param("N*s/m", "viscous friction of the piston", 1e5)
+    end_stop_stiffness: float = param("N/m", "end-stop stiffness", 1e7)
+    end_stop_damping: float = param("N*s/m", "end-stop damping", 5e3)
+    end_stop_length: float = param("m", "end-stop length at either end", 0.008)
+    p1_start: float = param("Pa", "initial pressure of chamber 1", 0.1e6)
+    p2_start: float = param("Pa", "initial pressure of chamber 2", 0.1e6)
+    spool_start: float = param("1", "initial spool position", 0.0)
+    valve: TimeFunction = param("1", "valve reference (added to the input <name>.Uref)", Constant(0.0))
+
+
+ForceElement = SpringDamper | RotationalSpringDamper | Bushing | PointLoad | Actuator | HydraulicCylinder
 
 FORCE_KINDS: dict[str, type] = {
     "spring_damper": SpringDamper,
@@ -215,6 +250,7 @@ FORCE_KINDS: dict[str, type] = {
     "bushing": Bushing,
     "point_load": PointLoad,
     "actuator": Actuator,
+    "hydraulic_cylinder": HydraulicCylinder,
 }
 BODY_KINDS: dict[str, type] = {"rigid": RigidBody, "planar": PlanarBody, "point_mass": PointMass}
 
@@ -229,9 +265,12 @@ EXPOSABLE: dict[type, tuple[str, ...]] = {
     SpringDamper: ("stiffness", "damping", "free_length"),
     RotationalSpringDamper: ("stiffness", "damping", "free_angle"),
     Joint: ("length", "s_start"),
+    HydraulicCylinder: ("p1_start", "p2_start", "pump_pressure", "tank_pressure", "damping", "length_retracted"),
 }
 #: SI unit of each exposable field, as FMI unit strings
-EXPOSED_UNITS = {"mass": "kg", "inertia": "kg.m2", "length": "m", "free_length": "m", "free_angle": "rad",
+EXPOSED_UNITS = {"p1_start": "Pa", "p2_start": "Pa", "pump_pressure": "Pa", "tank_pressure": "Pa",
+                 "length_retracted": "m", ("damping", HydraulicCylinder): "N.s/m",
+                 "mass": "kg", "inertia": "kg.m2", "length": "m", "free_length": "m", "free_angle": "rad",
                  ("stiffness", SpringDamper): "N/m", ("damping", SpringDamper): "N.s/m",
                  ("stiffness", RotationalSpringDamper): "N.m/rad", ("damping", RotationalSpringDamper): "N.m.s/rad"}
 

@@ -16,19 +16,29 @@ Outputs, in this order:
 - every driver ``d``: ``d.f`` effort along the driven coordinate (N or N.m).
 - force elements: spring_damper ``length, speed, f``; rotational_spring_damper ``angle, speed, T``;
   bushing ``F[1..3], T[1..3]`` (on marker_j); actuator ``length, speed, force`` (``force`` rather than
-  ``f``, because ``<actuator>.f`` is the actuator's input and an FMU needs unique names).
+  ``f``, because ``<actuator>.f`` is the actuator's input and an FMU needs unique names);
+  hydraulic_cylinder ``length, speed, force, p1, p2, U, Q1, Q2`` (m, m/s, N, Pa, Pa, 1, m3/s, m3/s).
 - ``energy.kinetic``, ``energy.potential`` (gravity and springs), ``energy.total`` (J);
   ``solver.iterations``, ``solver.residual`` (1).
 
-Inputs (``input_channels``), in the order of CompiledModel.input_names: ``<actuator>.f`` (N), then for
-every marker ``<m>.F[1..3]`` (N) and ``<m>.T[1..3]`` (N.m), world axes.
+Inputs (``input_channels``), in the order of CompiledModel.input_names: ``<actuator>.f`` (N), then
+``<cylinder>.Uref`` (1, valve reference) of every hydraulic cylinder, then for every marker ``<m>.F[1..3]``
+(N) and ``<m>.T[1..3]`` (N.m), world axes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .elements import JOINT_COORDINATES, Actuator, Bushing, Model, RotationalSpringDamper, SpringDamper
+from .elements import (
+    JOINT_COORDINATES,
+    Actuator,
+    Bushing,
+    HydraulicCylinder,
+    Model,
+    RotationalSpringDamper,
+    SpringDamper,
+)
 from .functions import External
 
 #: FMI 2.0 BaseUnit exponents of every unit used by a channel
@@ -49,6 +59,8 @@ UNITS: dict[str, dict[str, int]] = {
     "N.s/m": {"kg": 1, "s": -1},
     "N.m/rad": {"kg": 1, "m": 2, "s": -2, "rad": -1},
     "N.m.s/rad": {"kg": 1, "m": 2, "s": -1, "rad": -1},
+    "Pa": {"kg": 1, "m": -1, "s": -2},
+    "m3/s": {"m": 3, "s": -1},
     "1": {},
 }
 
@@ -102,6 +114,11 @@ def marker_channels(name: str) -> list[Channel]:
             + _vector(name, "w", "rad/s", 3, "marker"))
 
 
+#: outputs of a hydraulic cylinder, in the order of kernels.hydraulics' hyd_out columns
+HYDRAULIC_OUTPUTS = (("length", "m"), ("speed", "m/s"), ("force", "N"), ("p1", "Pa"), ("p2", "Pa"), ("U", "1"),
+                     ("Q1", "m3/s"), ("Q2", "m3/s"))
+
+
 def joint_coordinate_channels(name: str, joint_type: str) -> list[Channel]:
     """s and sd of a joint: scalars for one coordinate, 1-based vectors for two; none for other types."""
     coords = JOINT_COORDINATES.get(joint_type, ())
@@ -140,6 +157,8 @@ def channels(model: Model) -> list[Channel]:
         elif isinstance(f, Actuator):
             out += [_scalar(f.name, "length", "m", "actuator"), _scalar(f.name, "speed", "m/s", "actuator"),
                     _scalar(f.name, "force", "N", "actuator")]
+        elif isinstance(f, HydraulicCylinder):
+            out += [_scalar(f.name, qty, unit, "hydraulic_cylinder") for qty, unit in HYDRAULIC_OUTPUTS]
     out += [_scalar("energy", q, "J", "energy") for q in ("kinetic", "potential", "total")]
     out += [_scalar("solver", "iterations", "1", "solver"), _scalar("solver", "residual", "1", "solver")]
     return out
@@ -148,6 +167,8 @@ def channels(model: Model) -> list[Channel]:
 def input_channels(model: Model) -> list[Channel]:
     """Every input of ``model``: actuator forces, then a force and a torque per marker (world axes)."""
     out = [_scalar(f.name, "f", "N", "actuator") for f in model.forces if isinstance(f, Actuator)]
+    out += [_scalar(f.name, "Uref", "1", "hydraulic_cylinder") for f in model.forces
+            if isinstance(f, HydraulicCylinder)]
     for mk in model.markers:
         out += _vector(mk.name, "F", "N", 3, "marker") + _vector(mk.name, "T", "N.m", 3, "marker")
     return out

@@ -16,6 +16,7 @@ from .elements import (
     ORIENTING_JOINTS,
     Actuator,
     Bushing,
+    HydraulicCylinder,
     Model,
     PlanarBody,
     PointLoad,
@@ -270,4 +271,34 @@ def model_problems(model: Model) -> list[str]:
                     p.append(f"{w}: '{field}' must be >= 0, got {list(v)}")
         elif isinstance(f, Actuator):
             p += function_problems(f.force, w)
+        elif isinstance(f, HydraulicCylinder):
+            p += _hydraulic_problems(w, f)
+    return p
+
+
+def _hydraulic_problems(w: str, f: HydraulicCylinder) -> list[str]:
+    p = []
+    positive = ("stroke", "piston_diameter", "rod_diameter", "hose_volume_1", "hose_volume_2", "bulk_modulus_oil",
+                "bulk_modulus_hose", "bulk_modulus_cylinder", "nominal_flow", "nominal_pressure_drop",
+                "laminar_pressure_drop", "spool_bandwidth")
+    for field in positive:
+        v = getattr(f, field)
+        if not (math.isfinite(v) and v > 0.0):
+            p.append(f"{w}: '{field}' must be finite and > 0, got {v}")
+    for field in ("length_retracted", "damping", "end_stop_stiffness", "end_stop_damping", "end_stop_length",
+                  "tank_pressure"):
+        v = getattr(f, field)
+        if not (math.isfinite(v) and v >= 0.0):
+            p.append(f"{w}: '{field}' must be finite and >= 0, got {v}")
+    for field in ("pump_pressure", "p1_start", "p2_start", "spool_start"):
+        if not math.isfinite(getattr(f, field)):
+            p.append(f"{w}: '{field}' must be finite, got {getattr(f, field)}")
+    if math.isfinite(f.rod_diameter) and math.isfinite(f.piston_diameter) and f.rod_diameter >= f.piston_diameter:
+        p.append(f"{w}: 'rod_diameter' ({f.rod_diameter}) must be smaller than 'piston_diameter' "
+                 f"({f.piston_diameter})")
+    if math.isfinite(f.pump_pressure) and math.isfinite(f.tank_pressure) and f.pump_pressure <= f.tank_pressure:
+        p.append(f"{w}: 'pump_pressure' ({f.pump_pressure}) must exceed 'tank_pressure' ({f.tank_pressure})")
+    if abs(f.spool_start) > 1.0:
+        p.append(f"{w}: 'spool_start' must be in [-1, 1], got {f.spool_start}")
+    p += function_problems(f.valve, w)
     return p

@@ -3,10 +3,10 @@ kernels/integrate_alf.py) on the trapezoidal rule (rho_inf = 1) or the generaliz
 (rho_inf < 1, numerical damping of high frequencies; GeneralizedAlphaIntegrator), as an object with a
 complete, saveable state.
 
-The state is (t, q, qd, qdd, lam, u, rsda_ref, accumulated energies, AL multipliers, pseudo-accelerations
-a). ``advance(n)`` runs n steps in one call into numba; ``advance_to(t)`` takes equal substeps of at most
-the nominal step; a step that fails (Newton diverges or does not converge, NaN, singular matrix) is
-rejected and redone as two half steps, up to ``max_halvings`` times, before the error is raised;
+The state is (t, q, qd, qdd, lam, u, zs (element states), accumulated energies, AL multipliers,
+pseudo-accelerations a). ``advance(n)`` runs n steps in one call into numba; ``advance_to(t)`` takes equal
+substeps of at most the nominal step; a step that fails (Newton diverges or does not converge, NaN, singular
+matrix) is rejected and redone as two half steps, up to ``max_halvings`` times, before the error is raised;
 ``save()`` / ``restore()`` copy the whole state (for event handling and FMU reject/redo). The arrays
 ``q, qd, qdd, lam, u`` are the live state (copy them to keep them); set inputs by writing into ``u``.
 """
@@ -24,6 +24,7 @@ from ...compiler import CompiledModel
 from ...errors import ConvergenceError
 from ...kernels import integrate_alf as K
 from ...kernels import model_arrays as ma
+from ...kernels.hydraulics import N_HYD_OUT
 from ...kernels.model_arrays import MAX_ROW_COLS, ModelArrays
 from ...kernels.system import MODEL_FIELDS
 from ..assembly import AssemblyResult, assemble
@@ -59,10 +60,12 @@ def force_variant_parts(cm: CompiledModel) -> tuple[tuple[np.ndarray, ...], bool
            _readonly(np.zeros_like(m.rsda_c)), _readonly(-np.ones_like(m.rsda_fn)), no_curve(m.rsda_damper),
            _readonly(np.zeros_like(m.bush_c)), _readonly(np.zeros_like(m.bush_cr)),
            _readonly(-np.ones_like(m.load_fn)), _readonly(-np.ones_like(m.marker_input_adr)),
-           _readonly(-np.ones_like(m.act_fn)), _readonly(-np.ones_like(m.act_input_adr)))
+           _readonly(-np.ones_like(m.act_fn)), _readonly(-np.ones_like(m.act_input_adr)),
+           _readonly(m.hyd_mi[:0].copy()))
     noncons = bool(np.any(m.tsda_c) or np.any(m.tsda_damper[:, 1] > 0) or np.any(m.tsda_fn >= 0)
                    or np.any(m.rsda_c) or np.any(m.rsda_damper[:, 1] > 0) or np.any(m.rsda_fn >= 0)
-                   or np.any(m.bush_c) or np.any(m.bush_cr) or np.any(m.load_fn >= 0) or len(m.act_fn) > 0)
+                   or np.any(m.bush_c) or np.any(m.bush_cr) or np.any(m.load_fn >= 0) or len(m.act_fn) > 0
+                   or len(m.hyd_mi) > 0)
     return off, noncons
 
 
@@ -72,7 +75,7 @@ def force_variants(cm: CompiledModel):
     m = cm.arrays
     off, _ = force_variant_parts(cm)
     names = ("tsda_c", "tsda_fn", "tsda_damper", "rsda_c", "rsda_fn", "rsda_damper", "bush_c", "bush_cr",
-             "load_fn", "marker_input_adr", "act_fn", "act_input_adr")
+             "load_fn", "marker_input_adr", "act_fn", "act_input_adr", "hyd_mi")
     cons = m._replace(**dict(zip(names, off)))
     damped = cons._replace(tsda_c=m.tsda_c, tsda_damper=m.tsda_damper, rsda_c=m.rsda_c, rsda_damper=m.rsda_damper,
                            bush_c=m.bush_c, bush_cr=m.bush_cr)
@@ -82,7 +85,8 @@ def force_variants(cm: CompiledModel):
 def _force_pairs(cm: CompiledModel) -> list[tuple[int, int]]:
     m = cm.arrays
     pairs = []
-    for mi, mj in ((m.tsda_mi, m.tsda_mj), (m.rsda_mi, m.rsda_mj), (m.bush_mi, m.bush_mj), (m.act_mi, m.act_mj)):
+    for mi, mj in ((m.tsda_mi, m.tsda_mj), (m.rsda_mi, m.rsda_mj), (m.bush_mi, m.bush_mj), (m.act_mi, m.act_mj),
+                   (m.hyd_mi, m.hyd_mj)):
         for a, b in zip(mi, mj):
             pairs.append((int(m.marker_body[a]), int(m.marker_body[b])))
     return [(a, b) for a, b in pairs if a >= 0 and b >= 0 and a != b]
@@ -238,7 +242,7 @@ class ALFIntegrator:
         initial = initial if initial is not None else assemble(cm)
         m = cm.arrays
         n, nr, nb, nm = cm.n_q, cm.n_rows, len(cm.body_names), len(cm.marker_names)
-        has_springs = bool(len(m.tsda_mi) or len(m.rsda_mi) or len(m.bush_mi))
+        has_springs = bool(len(m.tsda_mi) or len(m.rsda_mi) or len(m.bush_mi) or len(m.hyd_mi))
         self.use_fd = tangent == "full" or (tangent == "auto" and has_springs)
         self.off, noncons = force_variant_parts(cm)
         self.pattern = build_pattern(cm, self.use_fd)
@@ -257,25 +261,27 @@ class ALFIntegrator:
         self.qdd = np.array(initial.qdd, dtype=float)
         self.lam = np.array(initial.lam, dtype=float)
         self.u = np.zeros(cm.n_inputs)
-        self.rsda_ref = np.array(m.rsda_theta0, dtype=float)
+        self.zs = np.array(m.z0, dtype=float)   # committed element states (model_arrays)
         self.lam_star = self.lam.copy()       # augmented Lagrangian multipliers (trapezoidal scheme)
         self.acc = self.qdd.copy()            # generalized-alpha pseudo-accelerations, a_0 = qdd_0
-        self._state = (self.sc, self.q, self.qd, self.qdd, self.lam, self.u, self.rsda_ref, np.zeros(cm.n_inputs),
+        self._state = (self.sc, self.q, self.qd, self.qdd, self.lam, self.u, self.zs, np.zeros(cm.n_inputs),
                        self.lam_star, self.acc)
         # workspace, allocated once
         fr = (np.zeros((nb, 3)), np.zeros((nb, 3, 3)), np.zeros((nb, 3)), np.zeros((nb, 3)),
               np.zeros((nm, 3)), np.zeros((nm, 3, 3)), np.zeros((nm, 3)), np.zeros((nm, 3)))
         fo = (np.zeros((len(m.tsda_mi), 3)), np.zeros((len(m.rsda_mi), 3)), np.zeros((len(m.bush_mi), 6)),
-              np.zeros((len(m.act_mi), 3)))
+              np.zeros((len(m.act_mi), 3)), np.zeros((len(m.hyd_mi), N_HYD_OUT)))
         vec = lambda k: np.zeros(k)  # noqa: E731
-        self._ws = (fr, fo, vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),
+        self._ws = (fr, fo, np.array(m.z0, dtype=float), vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr),
+                    np.zeros((nr, 12)),
                     vec(n), vec(n), vec(n), np.zeros((nb, 7, 7)), vec(n), vec(n), vec(n), vec(nr), vec(nr),
                     vec(n), vec(n), vec(n), vec(n), vec(self.pattern.size),
                     np.zeros((n, n) if self.use_fd else (1, 1)), vec(nb),
                     vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)))
         self._pat = self.pattern.as_tuple()
         self._mt = tuple(m)
-        self._empty = (np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, nr)))
+        self._empty = (np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, nr)),
+                       np.zeros((0, len(m.z0))))
         self.last_report = np.zeros((0, K.N_REP))
 
     # --- state -------------------------------------------------------------------------------------
@@ -307,7 +313,8 @@ class ALFIntegrator:
     # --- stepping ------------------------------------------------------------------------------------
     def advance(self, n_steps: int, h: float | None = None, record: bool = False):
         """Take ``n_steps`` steps of size ``h`` (default: the nominal step). Returns the per-step reports
-        (n_steps, 9: REPORT_KEYS) and, with ``record``, also (q, qd, qdd, lam) after every step.
+        (n_steps, 9: REPORT_KEYS) and, with ``record``, also (q, qd, qdd, lam, z) after every step (z: element
+        states).
 
         A step that fails is rejected and redone as two steps of half the size (each of them again, up to
         ``max_halvings`` levels); the next step has the size h again. The step's report row is that of its
@@ -319,7 +326,8 @@ class ALFIntegrator:
         rep = np.zeros((n_steps, K.N_REP))
         if record:
             rec = (np.zeros((n_steps, self.cm.n_q)), np.zeros((n_steps, self.cm.n_q)),
-                   np.zeros((n_steps, self.cm.n_q)), np.zeros((n_steps, self.cm.n_rows)))
+                   np.zeros((n_steps, self.cm.n_q)), np.zeros((n_steps, self.cm.n_rows)),
+                   np.zeros((n_steps, len(self.zs))))
         else:
             rec = self._empty
         i = 0
@@ -333,7 +341,7 @@ class ALFIntegrator:
                     break
                 self._redo(h, status, err, rep[i], 0)
                 if record:
-                    for r, x in zip(rec, (self.q, self.qd, self.qdd, self.lam)):
+                    for r, x in zip(rec, (self.q, self.qd, self.qdd, self.lam, self.zs)):
                         r[i] = x
                 i += 1
                 if i == n_steps:
@@ -389,7 +397,7 @@ class ALFIntegrator:
             detail = (f"no mass and no constraint stiffness on coordinate {names[coord]} (a massless or "
                       f"inertia-free body that the joints do not hold)")
         else:
-            dq = self._ws[17]
+            dq = self._ws[18]
             worst = int(np.argmax(np.abs(np.nan_to_num(dq, nan=np.inf)))) if len(dq) else -1
             detail = f"max |dq| = {err:.3g}" + (f", largest correction on {names[worst]}" if worst >= 0 else "")
         redone = f", after {halvings} halving(s) of the step {h * 2 ** halvings:.3g} s" if halvings else ""

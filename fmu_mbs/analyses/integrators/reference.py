@@ -41,7 +41,7 @@ class _Powers:
             return 0.0, p_in
         Qf = ev.forces(t, q, qd).copy()
         for e in (self.ev_d, self.ev_c):
-            e.rsda_ref[:] = ev.rsda_ref
+            e.zs[:] = ev.zs
         Qd = self.ev_d.forces(t, q, qd).copy()
         Qc = self.ev_c.forces(t, q, qd).copy()
         return float(-(Qd - Qc) @ qd), p_in + float((Qf - Qd) @ qd)
@@ -69,7 +69,7 @@ def integrate_reference(cm: CompiledModel, t_out: np.ndarray, initial: AssemblyR
             raise ConvergenceError(f"model '{cm.model.name}': reference integration: singular KKT matrix at "
                                    f"t = {t:.9g} s (a singular position, or a coordinate without mass or "
                                    f"constraint); the ALF integrator passes such states") from None
-        ev.rsda_ref[:] = ev.rsda_out[:, 0]             # turn counting follows the solution
+        ev.zs[:] = ev.zn                               # element states (turn counting) follow the solution
         p_diss, p_in = powers(t, q, qd, lam)
         return np.concatenate([qd, qdd, [p_diss, p_in]])
 
