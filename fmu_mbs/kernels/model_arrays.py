@@ -37,7 +37,11 @@ FN_HARMONIC = 4     # [amplitude, omega, phase, offset]
 FN_TABLE_LINEAR = 5  # [t_0..t_n-1, v_0..v_n-1], len = 2n
 FN_TABLE_CUBIC = 6   # [t_0..t_n-1, c (4 x (n-1)) descending powers], len = n + 4(n-1)
 
-ModelArrays = namedtuple("ModelArrays", [
+# The type name carries the package name: numba types a namedtuple by its class name and fields, so two copies
+# of this library in one process (the installed one and an FMU's vendored ``fmu_mbs_<hash>``) would otherwise
+# share one numba type, and the second copy's dispatchers would fall back to their slow path (measured 17x
+# slower FMU steps after a library run in the same process).
+ModelArrays = namedtuple("ModelArrays_" + __name__.split(".")[0], [
     "dim", "gravity",
     "body_kind", "body_q_adr", "body_q_num", "body_mass", "body_inertia",
     "marker_body", "marker_pos", "marker_rot", "marker_input_adr",
@@ -53,3 +57,4 @@ ModelArrays = namedtuple("ModelArrays", [
     "rsda_z_adr", "z0",
     "hyd_mi", "hyd_mj", "hyd_par", "hyd_fn", "hyd_input_adr", "hyd_z_adr",
 ])
+ModelArrays.__qualname__ = "ModelArrays"     # pickle and repr find it under its module-level name
