@@ -39,14 +39,15 @@ Methods (P is the plane point o_b, m its normal R_b[:, 2]; "deepest point" is al
      (exact test, safeguarded Newton on S', <= 40 iterations). At the maximiser the scaled ellipsoids touch with
      the common normal z = G^-1 r, a continuous initial normal n0 = -z/|z| that becomes exact as depth -> 0;
   3. Riemannian Newton on the unit sphere (tangent-plane coordinates, Hessian P H P - f I since f is
-     positively homogeneous of degree 1), Armijo back-tracking, <= 40 iterations, stop at |P grad f| <=
-     1e-13 L (L the scene size): quadratic convergence to the local minimum nearest the Perram-Wertheim normal.
-  The result is the exact minimum translation distance (to round-off, ~1e-13 relative, measured against scipy
-  in tests/test_contact_geometry.py) as long as that local minimum is the global one, which holds while the
-  depth is below the smaller sum of principal radii of curvature of the two surfaces at the contact (moderate
-  penetration). Deeper, f can have several minima (as for any penetration depth, e.g. an interior point of a
-  box); the one continued from the Perram-Wertheim normal is returned. Never NaN: concentric centres
-  fall back to the world axis of least f.
+     positively homogeneous of degree 1; shifted to positive definite where it is not), Armijo back-tracking,
+     <= 40 iterations, stop at |P grad f| <= 1e-13 L (L the scene size): quadratic convergence to the local
+     minimum nearest the Perram-Wertheim normal, 4-5 iterations for depth below the smallest semi-axis.
+  The result is the exact minimum translation distance (to round-off) as long as that local minimum is the
+  global one. Measured against a scipy minimisation on 120 random pairs (semi-axes 0.1-1 m): relative error
+  <= 3e-13 in all 81 cases with depth up to twice the smallest semi-axis; deeper, 2 of 26 cases ended in
+  another local minimum (up to 8 % deeper): f can have several minima there, as any penetration depth can
+  (think of an interior point of a box), and the one continued from the Perram-Wertheim normal is returned.
+  Never NaN: concentric centres fall back to the world axis of least f.
 - sphere-mesh: the closest point of every triangle to the centre (Ericson 5.1.5, with its Voronoi feature:
   vertex, edge or face); triangles are one-sided (counter-clockwise seen from outside, the centre must be in
   front of the triangle's plane). Rule against double counting at shared edges and vertices: candidates are
@@ -553,14 +554,15 @@ def _ellipsoid_ellipsoid(ca, Ma, cb, Mb, out, k):
         h11 = _dot(t1, Mat1) / sa - a1 * a1 / sa3 + _dot(t1, Mbt1) / sb - b1 * b1 / sb3 - f
         h12 = _dot(t1, Mat2) / sa - a1 * a2 / sa3 + _dot(t1, Mbt2) / sb - b1 * b2 / sb3
         h22 = _dot(t2, Mat2) / sa - a2 * a2 / sa3 + _dot(t2, Mbt2) / sb - b2 * b2 / sb3 - f
+        # not convex here (deep penetration): shift the Hessian to positive definite (Levenberg-Marquardt)
+        lam_min = 0.5 * (h11 + h22) - math.sqrt(0.25 * (h11 - h22) ** 2 + h12 * h12)
+        curv = abs(h11) + abs(h22) + abs(f) + 1e-12 * scene
+        if lam_min < 1e-3 * curv:
+            h11 += 1e-3 * curv - lam_min
+            h22 += 1e-3 * curv - lam_min
         det = h11 * h22 - h12 * h12
-        if h11 > 0.0 and det > 1e-14 * (h11 * h11 + h22 * h22):
-            d1 = -(h22 * g1 - h12 * g2) / det
-            d2 = -(h11 * g2 - h12 * g1) / det
-        else:   # not convex here: steepest descent scaled by the curvature of the supports
-            sc = 1.0 / max(abs(h11) + abs(h22) + 2.0 * f, 1e-12 * scene)
-            d1 = -g1 * sc
-            d2 = -g2 * sc
+        d1 = -(h22 * g1 - h12 * g2) / det
+        d2 = -(h11 * g2 - h12 * g1) / det
         dn = math.sqrt(d1 * d1 + d2 * d2)
         if dn > 0.5:
             d1 *= 0.5 / dn
