@@ -637,3 +637,53 @@ def test_continuity_of_the_deepest_contact(name, make, lever):
     assert jump[4:].max() < lever * ds, name
     assert jump[1:4].max() < 2 * lever * ds, name
     assert np.isfinite(rows).all()
+
+
+def _sums(make, s_values):
+    """Sum of depths and depth-weighted sum of points: what a linear penalty force and its moment see."""
+    rows = []
+    for s in s_values:
+        n, c = contacts(*make(s), MESHES)
+        rows.append(np.concatenate([[c[:, 0].sum()], c[:, 0] @ c[:, 4:7]]) if n > 0 else np.zeros(4))
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("name, make", [
+    ("cylinder tilting through upright", lambda s: (
+        shape(SHAPE_CYLINDER, [0.3, 0.5], (0, 0, 0.49), rot([0.05 * s, 0.02 * s, 0.3])), shape(SHAPE_PLANE))),
+    ("box rolling over an edge", lambda s: (
+        shape(SHAPE_BOX, [0.4, 0.3, 0.2], (0, 0, 0.18), rot([0.4 * s, 0, 0])), shape(SHAPE_PLANE))),
+    ("capsule tilting through flat", lambda s: (
+        shape(SHAPE_CAPSULE, [0.1, 0.5], (0, 0, 0.09), rot([0, math.pi / 2 + 0.05 * s, 0])), shape(SHAPE_PLANE))),
+    ("sphere across a tessellated plane", lambda s: (
+        shape(SHAPE_SPHERE, [0.3], (0.9 * s, 0.37 * s, 0.25)), shape(SHAPE_MESH, [0]))),
+])
+def test_continuity_of_multi_point_contacts(name, make):
+    """Points appear and vanish at zero depth, so the sums a penalty force sees never jump."""
+    s = np.linspace(-1.0, 1.0, 801)
+    sums = _sums(make, s)
+    assert np.abs(np.diff(sums, axis=0)).max() < 2.0 * (s[1] - s[0]), name
+    assert sums[:, 0].min() > 0
+
+
+def test_collide_allocates_nothing():
+    """numba's runtime counts its allocations; a call in contact allocates exactly what the argument unboxing
+    of a call that returns at once (spheres far apart) does."""
+    from numba.core.runtime import _nrt_python
+
+    def allocations(a, b):
+        out = np.zeros((MAX_POINTS, 7))
+        collide(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], *MESHES, out)   # warm
+        before = _nrt_python.memsys_get_stats_alloc()
+        collide(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], *MESHES, out)
+        return _nrt_python.memsys_get_stats_alloc() - before
+
+    enabled = _nrt_python.memsys_stats_enabled()
+    _nrt_python.memsys_enable_stats()
+    try:
+        floor = allocations(shape(SHAPE_SPHERE, [0.1]), shape(SHAPE_SPHERE, [0.1], (5.0, 0.0, 0.0)))
+        for name, (a, b) in SCENES.items():
+            assert allocations(a, b) == floor, name
+    finally:
+        if not enabled:
+            _nrt_python.memsys_disable_stats()

@@ -12,10 +12,12 @@ Methods (P is the plane point o_b, m its normal R_b[:, 2]; "deepest point" is al
 - sphere-plane, capsule-plane: signed distance of the centre / each segment end to the plane, depth = r - d
   (capsule: up to two points, the segment ends, so a capsule lying flat rests on a line).
 - sphere-sphere, sphere-capsule, capsule-capsule: distance between the centres / the closest points of the
-  segments (Ericson, Real-Time Collision Detection, 2005, sec. 5.1.9). Parallel segments take the midpoint of the
-  overlap of their projections, the limit of the closest points of two segments crossing in projection at the
-  common centre, so the choice is continuous for stacked capsules. Coincident centres (depth = r_a + r_b, the
-  normal undefined) take a fixed fallback normal.
+  segments (Ericson, Real-Time Collision Detection, 2005, sec. 5.1.9): one point. Depth and normal are
+  continuous; the point is not always: for two axes at a small angle the closest points sit where the axes cross
+  in projection, which runs along the overlap as the angle goes through zero (a single-point contact cannot do
+  better). Exactly parallel segments (sin^2 of the angle < 1e-10) take the middle of the overlap of their
+  projections, the limit when they turn about that point. Intersecting axes (depth = r_a + r_b) take the
+  common normal of the two axes, or a fixed normal to a's axis if they are parallel.
 - sphere-box: Arvo's clamp of the centre to the box (Ericson 5.1.3); a centre inside the box is pushed out
   through the face of least penetration (the only jump, at the box's medial planes, is forced by the geometry).
 - box-plane, mesh-plane: every vertex below the plane is a point (box: up to 8; mesh: the 8 deepest).
@@ -292,7 +294,7 @@ def _sphere_sphere(ra, ca, rb, cb, fallback, out, k):
 
 @njit(cache=True)
 def _any_normal(z):
-    """A unit vector normal to the unit vector z (continuous except where z crosses the plane z[2] = 0 ...)."""
+    """A unit vector normal to the unit vector z (a fallback direction; its reference axis switches at |z_x| = 0.9)."""
     if abs(z[0]) < 0.9:
         t = _cross(z, (1.0, 0.0, 0.0))
     else:
