@@ -17,7 +17,8 @@ Methods (P is the plane point o_b, m its normal R_b[:, 2]; "deepest point" is al
   in projection, which runs along the overlap as the angle goes through zero (a single-point contact cannot do
   better). Exactly parallel segments (sin^2 of the angle < 1e-10) take the middle of the overlap of their
   projections, the limit when they turn about that point. Intersecting axes (depth = r_a + r_b) take the
-  common normal of the two axes, or a fixed normal to a's axis if they are parallel.
+  common normal of the two axes, or a fixed normal to a's axis if they are parallel; coincident sphere centres
+  take world +z.
 - sphere-box: Arvo's clamp of the centre to the box (Ericson 5.1.3); a centre inside the box is pushed out
   through the face of least penetration (the only jump, at the box's medial planes, is forced by the geometry).
 - box-plane, mesh-plane: every vertex below the plane is a point (box: up to 8; mesh: the 8 deepest).
@@ -59,7 +60,9 @@ Methods (P is the plane point o_b, m its normal R_b[:, 2]; "deepest point" is al
   point. On a flat or convex patch this leaves exactly the point of the feature nearest to the centre (the
   deepest contact of the patch) and hands over continuously across edges and vertices; in a concave corner
   each touched face gives its own point.
-  At most the 8 deepest points are kept. Valid while the centre stays outside the mesh (depth < r).
+  At most the 8 deepest points are kept. Valid while the centre stays outside the mesh (depth < r). Cost:
+  a bounding-box reject per triangle, O(triangles) per call (no hierarchy inside a mesh; the broad phase
+  bounds the mesh as a whole), plus a scan of the triangles for each edge or vertex point.
 """
 
 from __future__ import annotations
