@@ -256,13 +256,14 @@ class _Run:
             pts = self.points(link, t1 if stepped else t0, n)
         return step_value(pts, t0, t1, hold=self.sim.modes[link.dst] == 0) + self.effort_correction[link]
 
-    def step_fmu(self, name: str, t: float, h: float, values: dict) -> None:
+    def step_fmu(self, name: str, t: float, h: float, t1: float, values: dict) -> None:
+        """Set the FMU's inputs, step it over [t, t1] (step size h), read its outputs as values at t1."""
         links = self.inputs_of[name]
         slave = self.slaves[name]
         slave.set_real([x.vr_in for x in links], [values[x] for x in links])
         slave.do_step(t, h)
         self.do_steps += 1
-        self.read(name, t + h)
+        self.read(name, t1)
 
     # --- the run --------------------------------------------------------------------------------------------------
     def initialize(self) -> None:
@@ -300,14 +301,14 @@ class _Run:
             if self.scheme == "jacobi":
                 values = {x: self.value_for(x, t, t1, stepped=False) for x in self.links}
                 for name in self.slaves:
-                    self.step_fmu(name, t, h, values)
+                    self.step_fmu(name, t, h, t1, values)
             elif self.scheme == "gauss-seidel":
                 done: set[str] = set()
                 values = {}
                 for name in self.sequence:
                     for x in self.inputs_of[name]:
                         values[x] = self.value_for(x, t, t1, stepped=x.src in done)
-                    self.step_fmu(name, t, h, values)
+                    self.step_fmu(name, t, h, t1, values)
                     done.add(name)
             else:
                 values, evaluations[k], jacobians[k] = self.iterate(t, h, t1)
@@ -334,7 +335,7 @@ class _Run:
     def evaluate(self, u: np.ndarray, t: float, h: float, t1: float, names=None) -> dict:
         values = {x: self.value_for(x, t, t1, stepped=False, guess=u[i]) for i, x in enumerate(self.links)}
         for name in names or self.slaves:
-            self.step_fmu(name, t, h, values)
+            self.step_fmu(name, t, h, t1, values)
         return values
 
     def outputs(self) -> np.ndarray:

@@ -257,6 +257,8 @@ class HydraulicCylinder(PartnerSlave):
                 "points": [(tk, dict(v)) for tk, v in self.history.points], "failure": self.failure}
 
     def load_state_dict(self, state: dict) -> None:
-        self.x, self.u, self.y = dict(state["x"]), dict(state["u"]), dict(state["y"])
+        self.x.update(state["x"])
+        self.u.update(state["u"])     # in place: the FMI setters hold this dict
+        self.y.update(state["y"])
         self.t, self.started, self.failure = state["t"], state["started"], state["failure"]
         self.history.points = [(tk, dict(v)) for tk, v in state["points"]]

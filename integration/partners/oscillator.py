@@ -115,6 +115,7 @@ class Oscillator(PartnerSlave):
                 "points": [(tk, dict(v)) for tk, v in self.history.points]}
 
     def load_state_dict(self, state: dict) -> None:
-        self.x, self.u = dict(state["x"]), dict(state["u"])
+        self.x.update(state["x"])
+        self.u.update(state["u"])     # in place: the FMI setters hold this dict
         self.started, self.failure = state["started"], state["failure"]
         self.history.points = [(tk, dict(v)) for tk, v in state["points"]]

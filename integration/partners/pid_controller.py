@@ -93,4 +93,6 @@ class PidController(PartnerSlave):
         return {"x": dict(self.x), "u": dict(self.u), "failure": self.failure}
 
     def load_state_dict(self, state: dict) -> None:
-        self.x, self.u, self.failure = dict(state["x"]), dict(state["u"]), state["failure"]
+        self.x.update(state["x"])
+        self.u.update(state["u"])     # in place: the FMI setters hold this dict
+        self.failure = state["failure"]
