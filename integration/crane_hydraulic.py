@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE))
 from build_partners import build_partner  # noqa: E402
 
 from fmu_mbs.adapters.fmu_build import build_fmu  # noqa: E402
-from fmu_mbs.cosim import CoSimulation, CosimResult, PowerBond  # noqa: E402
+from fmu_mbs.cosim import CosimResult, CoSimulation, PowerBond  # noqa: E402
 
 MODEL = ROOT / "models" / "crane.json"
 PISTON_D, ROD_D = 0.08, 0.035
