@@ -15,7 +15,8 @@ adds the previous step's residual back into B's effort input over the next step,
     e_B,in += dE_k f_B / (H (f_B^2 + f_eps^2)),
 
 which puts the missing energy back (dE_k f_B^2/(f_B^2 + f_eps^2) of it; f_eps keeps the correction bounded near
-zero flow).
+zero flow). Choose f_eps about a tenth of the bond's typical flow: much smaller, and the correction divides by
+near-zero flows and destabilises the coupling (measured in tests/test_cosim_master.py).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class PowerBond:
     """A power bond: ``effort`` and ``flow`` are connections ``"A.e -> B.e_in"`` and ``"B.f -> A.f_in"`` (as given
-    to CoSimulation.connect); ``correct`` switches the energy correction on, with flow scale ``flow_eps``."""
+    to CoSimulation.connect); ``correct`` switches the energy correction on, with flow scale ``flow_eps`` (the
+    flow's unit; about a tenth of its typical magnitude)."""
 
     name: str
     effort: str
