@@ -152,12 +152,17 @@ class CoSimulation:
     def run(self, t_end: float, step: float, scheme: str = "jacobi", order: int = 0, t_start: float = 0.0,
             record: list[str] | tuple[str, ...] = (), sequence: list[str] | None = None, grid: str = "multiply",
             tolerance: float = 1e-8, abs_tolerance: float = 1e-12, max_iterations: int = 25,
-            fd_step: float = 1e-6) -> CosimResult:
+            fd_step: float = 1e-6, init: str = "libcosim") -> CosimResult:
         """Run from t_start to t_end with communication step ``step`` and return the recorded results.
 
         ``record``: extra "<instance>.<variable>" to record (every connected output is recorded). ``sequence``:
         the Gauss-Seidel order (default: the order of ``add``). ``grid``: communication points t_k = t_start +
         k step with step sizes ``step`` ("multiply"), or libcosim's integer nanoseconds ("nanoseconds").
+        ``init``: "libcosim" (parameters set before initialization mode, rounds of transfers in it, then all leave
+        it) or "container" (as fmu-manipulation-toolbox 2.0 containers do, measured against one: the FMUs leave
+        initialization mode one by one in ``sequence`` order, each with its parameters and the inputs linked to
+        FMUs already initialized set just before; an input linked to an FMU later in the sequence keeps its start
+        value through initialization and is set before the first step).
         ``tolerance``/``abs_tolerance``: convergence of the iterative scheme, |u - G(u)| <= tolerance *
         max(|u|, largest |value| so far) + abs_tolerance per coupling variable; ``fd_step``: relative perturbation
         of its finite differences."""
@@ -185,9 +190,12 @@ class CoSimulation:
             sizes = [times[k + 1] - times[k] for k in range(n_steps)]
         else:
             raise CosimError(f"grid must be 'multiply' or 'nanoseconds', got {grid!r}")
+        if init not in ("libcosim", "container"):
+            raise CosimError(f"init must be 'libcosim' or 'container', got {init!r}")
         self._ran = True
         run = _Run(self, times, sizes, scheme, order, sequence, list(record), tolerance, abs_tolerance,
                    max_iterations, fd_step)
+        run.init = init
         try:
             return run.execute()
         finally:
@@ -268,18 +276,33 @@ class _Run:
     # --- the run --------------------------------------------------------------------------------------------------
     def initialize(self) -> None:
         t0 = self.times[0]
+        sequential = self.init == "container"
         for name, slave in self.slaves.items():
             slave.call("fmi2SetupExperiment", lambda s=slave: s.fmu.setupExperiment(startTime=t0))
-            for var, value in self.sim.parameters[name].items():
-                slave.set_start(var, value)
+            if not sequential:
+                for var, value in self.sim.parameters[name].items():
+                    slave.set_start(var, value)
             slave.call("fmi2EnterInitializationMode", slave.fmu.enterInitializationMode)
-        for _ in range(len(self.slaves)):
-            values = [(x, self.slaves[x.src].get_real([x.vr_out])[0]) for x in self.links]
+
+        def transfer(links):
+            values = [(x, self.slaves[x.src].get_real([x.vr_out])[0]) for x in links]
             for link, value in values:
                 self.slaves[link.dst].set_real([link.vr_in], [value])
                 self.signal_start[link] = value
-        for slave in self.slaves.values():
-            slave.call("fmi2ExitInitializationMode", slave.fmu.exitInitializationMode)
+
+        if self.init == "libcosim":
+            for _ in range(len(self.slaves)):
+                transfer(self.links)
+            for slave in self.slaves.values():
+                slave.call("fmi2ExitInitializationMode", slave.fmu.exitInitializationMode)
+        else:
+            done: set[str] = set()
+            for name in self.sequence:
+                for var, value in self.sim.parameters[name].items():
+                    self.slaves[name].set_start(var, value)
+                transfer([x for x in self.inputs_of[name] if x.src in done])
+                self.slaves[name].call("fmi2ExitInitializationMode", self.slaves[name].fmu.exitInitializationMode)
+                done.add(name)
         for name in self.slaves:
             self.read(name, t0)
 
