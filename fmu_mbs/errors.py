@@ -26,3 +26,8 @@ class ConvergenceError(FmuMbsError):
 
 class AnalysisError(FmuMbsError):
     """An analysis was asked of a model that cannot support it (e.g. inverse dynamics with free DOF)."""
+
+
+class CosimError(FmuMbsError):
+    """A co-simulation cannot be set up or run: unknown FMU variable, bad connection, an FMU call that failed
+    (the message carries the FMU's log), an iterative coupling that did not converge."""
