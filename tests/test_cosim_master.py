@@ -147,7 +147,7 @@ def test_errors_name_the_problem(oscillator, tmp_path):
         sim.connect("a.xx -> b.x_in")
     with pytest.raises(CosimError, match="no FMU instance 'c'"):
         sim.connect("c.x -> b.x_in")
-    with pytest.raises(CosimError, match="'F' is a input, not a output"):
+    with pytest.raises(CosimError, match="'F' has causality input, so it cannot be used as output"):
         sim.connect("a.F -> b.x_in")
     sim.connect("a.x -> b.x_in")
     with pytest.raises(CosimError, match="already connected"):

@@ -65,7 +65,8 @@ class Slave:
             hint = f"; did you mean {', '.join(close)}?" if close else f"; its {kind}s: {', '.join(pool[:30])}"
             raise CosimError(f"FMU instance '{self.name}' ({self.path.name}) has no {kind} '{name}'{hint}")
         if causality is not None and v.causality not in causality:
-            raise CosimError(f"FMU instance '{self.name}': '{name}' is a {v.causality}, not a {kind}")
+            raise CosimError(f"FMU instance '{self.name}': '{name}' has causality {v.causality}, so it cannot be "
+                             f"used as {kind}")
         if v.type != "Real" and kind in ("input", "output"):
             raise CosimError(f"FMU instance '{self.name}': '{name}' is a {v.type}; only Real variables can be linked")
         return v
