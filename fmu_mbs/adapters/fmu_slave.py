@@ -286,7 +286,8 @@ class MbsSlave(Fmi2Slave):
 
     def _update_outputs(self, iterations: float, residual: float) -> None:
         i = self.integ
-        self.y[:] = self.chan(i.t, i.q, i.qd, i.qdd, i.lam, u=i.u, iterations=iterations, residual=residual)
+        self.y[:] = self.chan(i.t, i.q, i.qd, i.qdd, i.lam, u=i.u, iterations=iterations, residual=residual,
+                              z=i.zs if len(self.cm.arrays.cont_law) else None)
 
     def _log_failure(self, where: str, exc: BaseException) -> None:
         self.log(f"{where} failed: {exc}\n{''.join(traceback.format_exception(exc))}", Fmi2Status.error)

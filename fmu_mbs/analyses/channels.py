@@ -18,7 +18,7 @@ from ..compiler import CompiledModel
 from ..kernels.constraints import eval_constraints
 from ..kernels.frames import body_accelerations
 from ..kernels.model_arrays import MAX_ROW_COLS, PLANAR, RIGID, ROW_ANGLE
-from ..model.elements import Actuator, Bushing, RotationalSpringDamper, SpringDamper
+from ..model.elements import Actuator, Bushing, Contact, RotationalSpringDamper, SpringDamper
 from ..model.names import Channel, channels
 from .evaluate import Evaluator
 from .reactions import driver_efforts, joint_reactions
@@ -57,13 +57,15 @@ class ChannelEvaluator:
         self._rsda = [f.name for f in model.forces if isinstance(f, RotationalSpringDamper)]
         self._bush = [f.name for f in model.forces if isinstance(f, Bushing)]
         self._act = [f.name for f in model.forces if isinstance(f, Actuator)]
+        self._cont = [f.name for f in model.forces if isinstance(f, Contact)]
         self._joints = [j.name for j in model.joints]
         self._drivers = [d.name for d in model.drivers]
 
         # one flat vector of raw values per state; the channels gather from it
         sizes = [("marker", 16 * nm), ("s", nmeas), ("sd", nmeas), ("reaction", 6 * len(self._joints)),
                  ("driver", len(self._drivers)), ("tsda", 3 * len(self._tsda)), ("rsda", 3 * len(self._rsda)),
-                 ("bush", 6 * len(self._bush)), ("act", 3 * len(self._act)), ("energy", 3), ("solver", 2)]
+                 ("bush", 6 * len(self._bush)), ("act", 3 * len(self._act)), ("cont", 5 * len(self._cont)), ("energy", 3),
+                 ("solver", 2)]
         self._raw = np.zeros(sum(n for _, n in sizes))
         self._off: dict[str, int] = {}
         pos = 0
@@ -108,6 +110,8 @@ class ChannelEvaluator:
             key, names = {"spring_damper": ("tsda", self._tsda), "rotational_spring_damper": ("rsda", self._rsda),
                           "actuator": ("act", self._act)}[c.kind]
             return self._off[key] + 3 * names.index(c.element) + _FORCE_SLOTS[c.quantity]
+        if c.kind == "contact":
+            return self._off["cont"] + 5 * self._cont.index(c.element) + {"fn": 0, "ft": 1 + k, "depth": 4}[c.quantity]
         if c.kind == "energy":
             return self._off["energy"] + ("kinetic", "potential", "total").index(c.quantity)
         return self._off["solver"] + ("iterations", "residual").index(c.quantity)
@@ -122,13 +126,18 @@ class ChannelEvaluator:
         return self._raw[self._off[key]:self._off[key] + n].reshape(shape)
 
     def __call__(self, t: float, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, lam: np.ndarray,
-                 u: np.ndarray | None = None, iterations: float = 0.0, residual: float = 0.0) -> np.ndarray:
+                 u: np.ndarray | None = None, iterations: float = 0.0, residual: float = 0.0,
+                 z: np.ndarray | None = None) -> np.ndarray:
         """Channel values (in ``self.names`` order) at the state (t, q, qd, qdd, lam) with inputs ``u``
-        (None keeps the evaluator's current inputs). A shared evaluator's scratch arrays are overwritten."""
+        (None keeps the evaluator's current inputs) and committed element states ``z`` (an integrator's ``zs``;
+        None: the states this evaluator carried from its previous call, which suits turn counting but not
+        friction states). A shared evaluator's scratch arrays are overwritten."""
         ev = self.ev
         q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
         if u is not None:
             ev.u[:] = u
+        if z is not None:
+            ev.zs[:] = z
         ev.constraints(t, q, qd)                      # twist rows for the reactions
         ev.forces(t, q, qd)                           # frames, element outputs, spring energy
         ev.zs[:] = ev.zn                              # element states (RSDA turns) from this state on
@@ -143,6 +152,7 @@ class ChannelEvaluator:
         self._block("rsda", ev.rsda_out.shape)[:] = ev.rsda_out
         self._block("bush", ev.bush_out.shape)[:] = ev.bush_out
         self._block("act", ev.act_out.shape)[:] = ev.act_out
+        self._block("cont", ev.cont_out.shape)[:] = ev.cont_out
         kinetic = ev.kinetic_energy(q, qd)
         potential = ev.gravity_energy(q) + ev.spring_energy
         self._block("energy", (3,))[:] = (kinetic, potential, kinetic + potential)
@@ -209,7 +219,8 @@ def evaluate_channels(cm: CompiledModel, traj: Trajectory) -> np.ndarray:
     for i in range(n):
         u = None if traj.u is None else traj.u[i]
         out[i] = ce(float(traj.t[i]), traj.q[i], traj.qd[i], traj.qdd[i], traj.lam[i], u,
-                    0.0 if iters is None else float(iters[i]), 0.0 if resid is None else float(resid[i]))
+                    0.0 if iters is None else float(iters[i]), 0.0 if resid is None else float(resid[i]),
+                    None if traj.z is None else traj.z[i])
     return out
 
 

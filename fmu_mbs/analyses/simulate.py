@@ -71,6 +71,10 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
     N = len(t_out)
     q, qd, qdd = (np.zeros((N, cm.n_q)) for _ in range(3))
     lam = np.zeros((N, cm.n_rows))
+    contacts = len(cm.arrays.cont_law) > 0      # record the committed element states (friction, contact history)
+    z = np.zeros((N, len(cm.arrays.z0))) if contacts else None
+    if contacts:
+        z[0] = ig.zs
     info = {k: np.zeros(N) for k in REPORT_KEYS}
     q[0], qd[0], qdd[0], lam[0] = initial.q, initial.qd, initial.qdd, initial.lam
     for k, v in _initial_info(cm, initial).items():
@@ -82,7 +86,8 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
             info[key][i] = rep[j]
         info["iterations"][i] = iterations
 
-    if abs(output_step - step) <= 1e-12 * step and np.allclose(np.diff(t_out), step, rtol=1e-9, atol=0.0):
+    if not contacts and abs(output_step - step) <= 1e-12 * step and np.allclose(np.diff(t_out), step, rtol=1e-9,
+                                                                                 atol=0.0):
         i = 1
         while i < N:                                   # every step is an output: record in chunks
             k = min(_CHUNK_STEPS, N - i)
@@ -99,7 +104,9 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
         for i in range(1, N):
             rep, rq, rqd, rqdd, rlam = ig.advance_to(t_out[i], record=True)
             store(i, rep[-1], rq[-1], rqd[-1], rqdd[-1], rlam[-1], rep[:, 0].sum())
+            if contacts:
+                z[i] = ig.zs
             if progress is not None:
                 progress(i / (N - 1))
     return Trajectory(t_out, q, qd, qdd, lam, u=np.zeros((N, cm.n_inputs)), info=info,
-                      analysis=f"dynamics ({integrator}, step {step:g} s)")
+                      analysis=f"dynamics ({integrator}, step {step:g} s)", z=z)

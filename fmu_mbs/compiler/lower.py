@@ -23,6 +23,7 @@ from ..model.elements import (
 )
 from ..model.functions import External
 from .compiled_model import CompiledModel
+from .contacts import compile_contacts
 from .functions import FunctionPool
 from .joints import coordinate_row, joint_rows
 
@@ -209,6 +210,7 @@ def compile_model(model: Model) -> CompiledModel:
         comps += ([None, None] + list(ld.torque)) if dim == 2 else list(ld.torque)
         for c, fn in enumerate(comps):
             load_fn[k, c] = pool.add(fn)
+    contact_fields, z_contact = compile_contacts(model, midx, pool, len(rsda))
     fn_type, fn_adr, fn_len, fn_par, curve_par = pool.arrays()
 
     def vec3(items, attr):
@@ -247,7 +249,8 @@ def compile_model(model: Model) -> CompiledModel:
         act_mi=act_mi, act_mj=act_mj, act_fn=act_fn,
         act_input_adr=np.arange(len(actuators), dtype=np.int64),
         rsda_z_adr=np.arange(len(rsda), dtype=np.int64),     # element states: an RSDA's angle (turn counting)
-        z0=np.array([f.free_angle for f in rsda], dtype=float),
+        z0=np.array([f.free_angle for f in rsda] + z_contact, dtype=float),
+        **contact_fields,
     )
     measure = arrays._replace(**row_table(meas))
     for arr in list(arrays) + list(measure):

@@ -1,5 +1,5 @@
-"""Applied generalized forces Q(t, q, q', u): gravity, TSDA, RSDA, bushings, point loads, actuators and
-marker loads from the input vector ``u``; also element outputs and the spring potential energy.
+"""Applied generalized forces Q(t, q, q', u): gravity, TSDA, RSDA, bushings, point loads, actuators,
+marker loads from the input vector ``u`` and contacts (kernels/contact.py); also element outputs and the spring potential energy.
 
 Sign conventions: TSDA force f = k (l - l0) + c l' + h(t) is positive in tension (seed 004, Haug p. 445)
 and enters Q = -f dl/dq; an actuator's f > 0 extends (Q = +f dl/dq); RSDA n = k (theta - theta0) +
@@ -13,6 +13,7 @@ import math
 from numba import njit
 
 from .constraints import angle_about_z
+from .contact import add_contact_forces
 from .frames import add_wrench
 from .functions import eval_curve, eval_time_function
 from .rotation import cross_v, dot_v
@@ -71,14 +72,14 @@ def rotation_rate_about_z(R, wm, mi, mj):
 
 
 @njit(cache=True)
-def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out):
+def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, cont_out):
     """Q += all applied forces; returns the spring potential energy (J).
 
     Element states (model_arrays): ``zs`` committed at the step start (read only), ``zn`` the candidates at
     this (t, q, qd), written here; ``h`` the step (s), 0 for a static evaluation. An RSDA's state is its
     angle, for turn counting. Element outputs:
     tsda_out/act_out [length m, speed m/s, force N], rsda_out [angle rad, rate rad/s, torque N m],
-    bush_out [force on marker_j (3) N, torque on marker_j (3) N m], world axes."""
+    bush_out [force on marker_j (3) N, torque on marker_j (3) N m], world axes; cont_out as in kernels.contact."""
     V = 0.0
     fa = m.fn_type
     # gravity
@@ -232,4 +233,6 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
         act_out[k, 0] = l
         act_out[k, 1] = ld
         act_out[k, 2] = f
+
+    V += add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)
     return V

@@ -16,7 +16,9 @@ Outputs, in this order:
 - every driver ``d``: ``d.f`` effort along the driven coordinate (N or N.m).
 - force elements: spring_damper ``length, speed, f``; rotational_spring_damper ``angle, speed, T``;
   bushing ``F[1..3], T[1..3]`` (on marker_j); actuator ``length, speed, force`` (``force`` rather than
-  ``f``, because ``<actuator>.f`` is the actuator's input and an FMU needs unique names).
+  ``f``, because ``<actuator>.f`` is the actuator's input and an FMU needs unique names); contact ``fn``
+  (sum of the normal forces of its contact points, N), ``ft[1..3]`` (resultant friction force on the
+  shapes_a side, world axes, N), ``depth`` (largest penetration, m).
 - ``energy.kinetic``, ``energy.potential`` (gravity and springs), ``energy.total`` (J);
   ``solver.iterations``, ``solver.residual`` (1).
 
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .elements import JOINT_COORDINATES, Actuator, Bushing, Model, RotationalSpringDamper, SpringDamper
+from .elements import JOINT_COORDINATES, Actuator, Bushing, Contact, Model, RotationalSpringDamper, SpringDamper
 from .functions import External
 
 #: FMI 2.0 BaseUnit exponents of every unit used by a channel
@@ -60,7 +62,7 @@ _DESCRIPTIONS = {
     "w": "angular velocity", "s": "joint coordinate", "sd": "joint coordinate rate", "F": "force", "T": "torque",
     "f": "force", "length": "length", "speed": "rate of length", "angle": "angle", "force": "force",
     "kinetic": "kinetic energy", "potential": "potential energy (gravity and springs)",
-    "total": "total mechanical energy", "iterations": "solver iterations", "residual": "solver residual",
+    "total": "total mechanical energy", "fn": "normal force", "ft": "friction force", "depth": "penetration", "iterations": "solver iterations", "residual": "solver residual",
 }
 
 
@@ -140,6 +142,9 @@ def channels(model: Model) -> list[Channel]:
         elif isinstance(f, Actuator):
             out += [_scalar(f.name, "length", "m", "actuator"), _scalar(f.name, "speed", "m/s", "actuator"),
                     _scalar(f.name, "force", "N", "actuator")]
+        elif isinstance(f, Contact):
+            out += [_scalar(f.name, "fn", "N", "contact")] + _vector(f.name, "ft", "N", 3, "contact") + \
+                [_scalar(f.name, "depth", "m", "contact")]
     out += [_scalar("energy", q, "J", "energy") for q in ("kinetic", "potential", "total")]
     out += [_scalar("solver", "iterations", "1", "solver"), _scalar("solver", "residual", "1", "solver")]
     return out
