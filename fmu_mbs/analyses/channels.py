@@ -64,8 +64,8 @@ class ChannelEvaluator:
         # one flat vector of raw values per state; the channels gather from it
         sizes = [("marker", 16 * nm), ("s", nmeas), ("sd", nmeas), ("reaction", 6 * len(self._joints)),
                  ("driver", len(self._drivers)), ("tsda", 3 * len(self._tsda)), ("rsda", 3 * len(self._rsda)),
-                 ("bush", 6 * len(self._bush)), ("act", 3 * len(self._act)), ("cont", 5 * len(self._cont)), ("energy", 3),
-                 ("solver", 2)]
+                 ("bush", 6 * len(self._bush)), ("act", 3 * len(self._act)), ("cont", 5 * len(self._cont)),
+                 ("energy", 3), ("solver", 2)]
         self._raw = np.zeros(sum(n for _, n in sizes))
         self._off: dict[str, int] = {}
         pos = 0

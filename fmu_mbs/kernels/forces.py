@@ -1,5 +1,6 @@
 """Applied generalized forces Q(t, q, q', u): gravity, TSDA, RSDA, bushings, point loads, actuators,
-marker loads from the input vector ``u`` and contacts (kernels/contact.py); also element outputs and the spring potential energy.
+marker loads from the input vector ``u`` and contacts (kernels/contact.py); also element outputs and the spring
+potential energy.
 
 Sign conventions: TSDA force f = k (l - l0) + c l' + h(t) is positive in tension (seed 004, Haug p. 445)
 and enters Q = -f dl/dq; an actuator's f > 0 extends (Q = +f dl/dq); RSDA n = k (theta - theta0) +
@@ -103,8 +104,8 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
             fdmp, _, _ = eval_curve(m.curve_par, m.tsda_damper[k, 0], m.tsda_damper[k, 1], ld)
         else:
             fdmp = m.tsda_c[k] * ld
-        h, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.tsda_fn[k], t)
-        f = fs + fdmp + h
+        ht, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.tsda_fn[k], t)
+        f = fs + fdmp + ht
         V += Vs
         _point_force(m, mi, q, r, o, f * e[0], f * e[1], f * e[2], 1.0, Q)
         _point_force(m, mj, q, r, o, f * e[0], f * e[1], f * e[2], -1.0, Q)
@@ -132,8 +133,8 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
             nd, _, _ = eval_curve(m.curve_par, m.rsda_damper[k, 0], m.rsda_damper[k, 1], thd)
         else:
             nd = m.rsda_c[k] * thd
-        h, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.rsda_fn[k], t)
-        n = ns + nd + h
+        ht, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.rsda_fn[k], t)
+        n = ns + nd + ht
         V += Vs
         r2 = s * s + c * c
         gw = ((c * ds[0] - s * dc[0]) / r2, (c * ds[1] - s * dc[1]) / r2, (c * ds[2] - s * dc[2]) / r2)

@@ -230,7 +230,8 @@ class Shape:
     dimensions: Vec = param("m", "size parameters of the kind (see above)", ())
     young: float | None = field(default=None, metadata={"unit": "Pa", "doc": "Young's modulus (optional)"})
     poisson: float | None = field(default=None, metadata={"unit": "1", "doc": "Poisson ratio (optional)"})
-    vertices: tuple[Vec, ...] | None = field(default=None, metadata={"unit": "m", "doc": "mesh vertices [[x, y, z], ...]"})
+    vertices: tuple[Vec, ...] | None = field(default=None, metadata={"unit": "m",
+                                                                     "doc": "mesh vertices [[x, y, z], ...]"})
     triangles: tuple[tuple[int, ...], ...] | None = field(default=None, metadata={
         "unit": "", "doc": "mesh triangles [[i, j, k], ...] (0-based vertex indices)"})
 

@@ -62,7 +62,9 @@ _DESCRIPTIONS = {
     "w": "angular velocity", "s": "joint coordinate", "sd": "joint coordinate rate", "F": "force", "T": "torque",
     "f": "force", "length": "length", "speed": "rate of length", "angle": "angle", "force": "force",
     "kinetic": "kinetic energy", "potential": "potential energy (gravity and springs)",
-    "total": "total mechanical energy", "fn": "normal force", "ft": "friction force", "depth": "penetration", "iterations": "solver iterations", "residual": "solver residual",
+    "total": "total mechanical energy",
+    "fn": "normal force", "ft": "friction force", "depth": "penetration",
+    "iterations": "solver iterations", "residual": "solver residual",
 }
 
 

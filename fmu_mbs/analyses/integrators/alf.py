@@ -252,7 +252,8 @@ class ALFIntegrator:
         fo = (np.zeros((len(m.tsda_mi), 3)), np.zeros((len(m.rsda_mi), 3)), np.zeros((len(m.bush_mi), 6)),
               np.zeros((len(m.act_mi), 3)), np.zeros((len(m.cont_law), N_CONT_OUT)))
         vec = lambda k: np.zeros(k)  # noqa: E731
-        self._ws = (fr, fo, np.array(m.z0, dtype=float), vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),
+        zn = np.array(m.z0, dtype=float)      # candidate element states
+        self._ws = (fr, fo, zn, vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),
                     vec(n), vec(n), vec(n), np.zeros((nb, 7, 7)), vec(n), vec(n), vec(n), vec(nr), vec(nr),
                     vec(n), vec(n), vec(n), vec(n), vec(self.pattern.size),
                     np.zeros((n, n) if self.use_fd else (1, 1)), vec(nb),
