@@ -216,9 +216,10 @@ def test_slider_crank_and_nfourbar_cross_their_singular_positions_with_rho_0_8()
 def test_a_stiff_vibration_is_damped_out_while_the_swing_stays_accurate():
     """The IFToMM pendulum with its rod replaced by a 1e8 N/m spring (axial w = 1e4 rad/s, w h = 10 at h = 1 ms),
     released stretched by 1e-4 m. The trapezoidal ALF keeps the axial vibration forever (measured 2.0e-4 m
-    peak to peak in the last 0.1 s of 2 s) and needs 4.6 Newton iterations per step; generalized-alpha with
-    rho_inf = 0.8 removes it (measured 7.3e-8 m: what is left is the quasi-static stretch under the changing
-    centripetal load, at most 3 m g / k = 3e-7 m), in 2.0 iterations per step, and the swing stays within
+    peak to peak in the last 0.1 s of 2 s) and needs 3.8 Newton iterations per step (4.6 before the tangent was
+    refreshed in stalled steps); generalized-alpha with rho_inf = 0.8 removes it (measured 7.3e-8 m: what is left
+    is the quasi-static stretch under the changing centripetal load, at most 3 m g / k = 3e-7 m), in 2.0
+    iterations per step, and the swing stays within
     2.6e-5 rad of the rigid pendulum's ODE (ALF: 2.3e-5)."""
     b = ModelBuilder("elastic_pendulum", dimension=2, gravity=(0.0, -G))
     b.add_point_mass("bob", 1.0, position=(1.0 + 1e-4, 0.0))
@@ -234,7 +235,7 @@ def test_a_stiff_vibration_is_damped_out_while_the_swing_stays_accurate():
         vibration = np.ptp(stretch[-100:])
         iterations = np.mean(tr.info["iterations"][1:])
         if name == "alf":
-            assert vibration > 1e-4 and iterations > 4.0
+            assert vibration > 1e-4 and iterations > 3.0
         else:
             assert vibration < 3e-7 and iterations < 2.1
         assert np.max(np.abs(np.arctan2(tr.q[:, 1], tr.q[:, 0]) - theta(tr.t)[0])) < 1e-4

@@ -19,7 +19,7 @@ from ..kernels.constraints import eval_constraints
 from ..kernels.frames import body_accelerations
 from ..kernels.hydraulics import N_HYD_OUT
 from ..kernels.model_arrays import MAX_ROW_COLS, PLANAR, RIGID, ROW_ANGLE
-from ..model.elements import Actuator, Bushing, HydraulicCylinder, RotationalSpringDamper, SpringDamper
+from ..model.elements import Actuator, Bushing, Contact, HydraulicCylinder, RotationalSpringDamper, SpringDamper
 from ..model.names import HYDRAULIC_OUTPUTS, Channel, channels
 from .evaluate import Evaluator
 from .reactions import driver_efforts, joint_reactions
@@ -59,6 +59,7 @@ class ChannelEvaluator:
         self._bush = [f.name for f in model.forces if isinstance(f, Bushing)]
         self._act = [f.name for f in model.forces if isinstance(f, Actuator)]
         self._hyd = [f.name for f in model.forces if isinstance(f, HydraulicCylinder)]
+        self._cont = [f.name for f in model.forces if isinstance(f, Contact)]
         self._joints = [j.name for j in model.joints]
         self._drivers = [d.name for d in model.drivers]
 
@@ -66,7 +67,7 @@ class ChannelEvaluator:
         sizes = [("marker", 16 * nm), ("s", nmeas), ("sd", nmeas), ("reaction", 6 * len(self._joints)),
                  ("driver", len(self._drivers)), ("tsda", 3 * len(self._tsda)), ("rsda", 3 * len(self._rsda)),
                  ("bush", 6 * len(self._bush)), ("act", 3 * len(self._act)),
-                 ("hyd", N_HYD_OUT * len(self._hyd)), ("energy", 3), ("solver", 2)]
+                 ("hyd", N_HYD_OUT * len(self._hyd)), ("cont", 5 * len(self._cont)), ("energy", 3), ("solver", 2)]
         self._raw = np.zeros(sum(n for _, n in sizes))
         self._off: dict[str, int] = {}
         pos = 0
@@ -114,6 +115,8 @@ class ChannelEvaluator:
         if c.kind == "hydraulic_cylinder":
             return (self._off["hyd"] + N_HYD_OUT * self._hyd.index(c.element)
                     + [q for q, _ in HYDRAULIC_OUTPUTS].index(c.quantity))
+        if c.kind == "contact":
+            return self._off["cont"] + 5 * self._cont.index(c.element) + {"fn": 0, "ft": 1 + k, "depth": 4}[c.quantity]
         if c.kind == "energy":
             return self._off["energy"] + ("kinetic", "potential", "total").index(c.quantity)
         return self._off["solver"] + ("iterations", "residual").index(c.quantity)
@@ -131,9 +134,9 @@ class ChannelEvaluator:
                  u: np.ndarray | None = None, iterations: float = 0.0, residual: float = 0.0,
                  z: np.ndarray | None = None) -> np.ndarray:
         """Channel values (in ``self.names`` order) at the state (t, q, qd, qdd, lam) with inputs ``u``
-        (None keeps the evaluator's current inputs) and element states ``z`` (None: carried from the previous
-        call, which reconstructs turn counters but not pressures). A shared evaluator's scratch arrays are
-        overwritten."""
+        (None keeps the evaluator's current inputs) and committed element states ``z`` (an integrator's ``zs``;
+        None: the states this evaluator carried from its previous call, which suits turn counting but neither
+        pressures nor friction states). A shared evaluator's scratch arrays are overwritten."""
         ev = self.ev
         q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
         if u is not None:
@@ -156,6 +159,7 @@ class ChannelEvaluator:
         self._block("bush", ev.bush_out.shape)[:] = ev.bush_out
         self._block("act", ev.act_out.shape)[:] = ev.act_out
         self._block("hyd", ev.hyd_out.shape)[:] = ev.hyd_out
+        self._block("cont", ev.cont_out.shape)[:] = ev.cont_out
         kinetic = ev.kinetic_energy(q, qd)
         potential = ev.gravity_energy(q) + ev.spring_energy
         self._block("energy", (3,))[:] = (kinetic, potential, kinetic + potential)

@@ -90,7 +90,8 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
             info[key][i] = rep[j]
         info["iterations"][i], info["rejected"][i] = totals
 
-    if abs(output_step - step) <= 1e-12 * step and np.allclose(np.diff(t_out), step, rtol=1e-9, atol=0.0):
+    if abs(output_step - step) <= 1e-12 * step and np.allclose(np.diff(t_out), step, rtol=1e-9,
+                                                                                 atol=0.0):
         i = 1
         while i < N:                                   # every step is an output: record in chunks
             k = min(_CHUNK_STEPS, N - i)

@@ -23,7 +23,7 @@ class Trajectory:
     u: np.ndarray | None = None   # (N, n_inputs)
     info: dict[str, np.ndarray] = field(default_factory=dict)
     analysis: str = ""
-    z: np.ndarray | None = None   # (N, n_z)
+    z: np.ndarray | None = None   # (N, n_z) committed element states (friction, contact history), if recorded
 
     def __len__(self) -> int:
         return len(self.t)

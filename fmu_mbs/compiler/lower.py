@@ -25,6 +25,7 @@ from ..model.elements import (
 )
 from ..model.functions import External
 from .compiled_model import CompiledModel
+from .contacts import compile_contacts
 from .functions import FunctionPool
 from .hydraulics import hydraulic_parameters, hydraulic_states
 from .joints import coordinate_row, joint_rows
@@ -217,6 +218,7 @@ def compile_model(model: Model) -> CompiledModel:
         comps += ([None, None] + list(ld.torque)) if dim == 2 else list(ld.torque)
         for c, fn in enumerate(comps):
             load_fn[k, c] = pool.add(fn)
+    contact_fields, z_contact = compile_contacts(model, midx, pool, len(rsda) + N_HYD_STATES * len(cylinders))
     fn_type, fn_adr, fn_len, fn_par, curve_par = pool.arrays()
 
     def vec3(items, attr):
@@ -255,11 +257,13 @@ def compile_model(model: Model) -> CompiledModel:
         act_mi=act_mi, act_mj=act_mj, act_fn=act_fn,
         act_input_adr=np.arange(len(actuators), dtype=np.int64),
         rsda_z_adr=np.arange(len(rsda), dtype=np.int64),     # element states: an RSDA's angle (turn counting)
-        z0=np.concatenate([[f.free_angle for f in rsda]] + [hydraulic_states(c) for c in cylinders]),
+        z0=np.concatenate([[f.free_angle for f in rsda]] + [hydraulic_states(c) for c in cylinders]
+                          + [z_contact]).astype(float),
         hyd_mi=hyd_mi, hyd_mj=hyd_mj, hyd_par=np.array([hydraulic_parameters(c) for c in cylinders],
                                                         dtype=float).reshape(len(cylinders), N_HP),
         hyd_fn=hyd_fn, hyd_input_adr=hyd_input_adr,
         hyd_z_adr=len(rsda) + N_HYD_STATES * np.arange(len(cylinders), dtype=np.int64),
+        **contact_fields,
     )
     measure = arrays._replace(**row_table(meas))
     for arr in list(arrays) + list(measure):

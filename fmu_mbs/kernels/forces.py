@@ -1,5 +1,6 @@
-"""Applied generalized forces Q(t, q, q', u): gravity, TSDA, RSDA, bushings, point loads, actuators and
-marker loads from the input vector ``u``; also element outputs and the spring potential energy.
+"""Applied generalized forces Q(t, q, q', u): gravity, TSDA, RSDA, bushings, point loads, actuators,
+marker loads from the input vector ``u`` and contacts (kernels/contact.py); also element outputs and the spring
+potential energy.
 
 Sign conventions: TSDA force f = k (l - l0) + c l' + h(t) is positive in tension (seed 004, Haug p. 445)
 and enters Q = -f dl/dq; an actuator's f > 0 extends (Q = +f dl/dq); RSDA n = k (theta - theta0) +
@@ -13,6 +14,7 @@ import math
 from numba import njit
 
 from .constraints import angle_about_z
+from .contact import add_contact_forces
 from .frames import add_wrench
 from .functions import eval_curve, eval_time_function
 from .hydraulics import HP_L_RETRACTED, advance_states, cylinder_force, flows
@@ -72,7 +74,8 @@ def rotation_rate_about_z(R, wm, mi, mj):
 
 
 @njit(cache=True)
-def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out):
+def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
+                       cont_out):
     """Q += all applied forces; returns the spring potential energy (J).
 
     Element states (model_arrays): ``zs`` committed at the step start (read only), ``zn`` the candidates at
@@ -80,7 +83,7 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
     angle, for turn counting; a hydraulic cylinder's are its pressures and spool (kernels.hydraulics). Element
     outputs: tsda_out/act_out [length m, speed m/s, force N], rsda_out [angle rad, rate rad/s, torque N m],
     bush_out [force on marker_j (3) N, torque on marker_j (3) N m], world axes, hyd_out [length m, speed m/s,
-    force N, p1 Pa, p2 Pa, spool 1, Q1 m^3/s, Q2 m^3/s]."""
+    force N, p1 Pa, p2 Pa, spool 1, Q1 m^3/s, Q2 m^3/s]; cont_out as in kernels.contact."""
     V = 0.0
     fa = m.fn_type
     # gravity
@@ -104,8 +107,8 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
             fdmp, _, _ = eval_curve(m.curve_par, m.tsda_damper[k, 0], m.tsda_damper[k, 1], ld)
         else:
             fdmp = m.tsda_c[k] * ld
-        h, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.tsda_fn[k], t)
-        f = fs + fdmp + h
+        ht, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.tsda_fn[k], t)
+        f = fs + fdmp + ht
         V += Vs
         _point_force(m, mi, q, r, o, f * e[0], f * e[1], f * e[2], 1.0, Q)
         _point_force(m, mj, q, r, o, f * e[0], f * e[1], f * e[2], -1.0, Q)
@@ -133,8 +136,8 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
             nd, _, _ = eval_curve(m.curve_par, m.rsda_damper[k, 0], m.rsda_damper[k, 1], thd)
         else:
             nd = m.rsda_c[k] * thd
-        h, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.rsda_fn[k], t)
-        n = ns + nd + h
+        ht, _, _ = eval_time_function(fa, m.fn_adr, m.fn_len, m.fn_par, m.rsda_fn[k], t)
+        n = ns + nd + ht
         V += Vs
         r2 = s * s + c * c
         gw = ((c * ds[0] - s * dc[0]) / r2, (c * ds[1] - s * dc[1]) / r2, (c * ds[2] - s * dc[2]) / r2)
@@ -259,4 +262,5 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
         q1, _, q2, _ = flows(par, zn[a], zn[a + 1], zn[a + 2])
         hyd_out[k, 6] = q1
         hyd_out[k, 7] = q2
+    V += add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)
     return V

@@ -234,6 +234,12 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         iters = 0
         V_s = 0.0
         for it in range(max_iter):
+            if use_fd and it >= 2:
+                # a stalled step: the force law changed regime since the predictor (contact, friction ramp), so
+                # the tangent there is wrong (a stale tangent across a kink cycles): refresh it at every iterate
+                # from here on (normal steps converge in 2 iterations and never get here)
+                fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps, colors,
+                                  n_colors, adj_ptr, adj_idx, dlt)
             V_s = total_forces_ws(m, mx, t1, q, qd, fr, u, h, zs, zn, Q, fo)
             r, A, v, w, o, R, vo, wm = fr
             eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)

@@ -7,6 +7,12 @@ time-function table (-1 = none); ``*_adr``/``*_len`` address the float pools.
 Element states: ``<family>_z_adr`` (-1 = none) address a flat state vector z (initial values ``z0``) that
 the solver carries between steps: force kernels read the committed states ``zs`` of the step start and write
 the candidate states ``zn`` at the evaluated (t, q, qd); an integrator copies zn -> zs on step acceptance.
+
+Contact (kernels/contact.py): ``shape_*`` per shape (kind and params as in the narrow-phase contract, marker,
+broad-phase group/mask bits and the CSR list of shapes it never collides with), mesh pools, ``cpair_*`` per
+compiled shape pair (a and b shape, contact element, stiffness, state address; CSR lookup by the smaller shape
+index), ``cont_*`` per contact element (law, parameters, friction model, curve addresses) and
+``cont_dissipative`` ([1]; 0 in the energy split's conservative variant).
 """
 
 from __future__ import annotations
@@ -56,5 +62,9 @@ ModelArrays = namedtuple("ModelArrays_" + __name__.split(".")[0], [
     "act_mi", "act_mj", "act_fn", "act_input_adr",
     "rsda_z_adr", "z0",
     "hyd_mi", "hyd_mj", "hyd_par", "hyd_fn", "hyd_input_adr", "hyd_z_adr",
+    "shape_kind", "shape_marker", "shape_par", "shape_group", "shape_mask", "shape_excl_ptr", "shape_excl_idx",
+    "mesh_ptr", "mesh_verts", "mesh_tri_ptr", "mesh_tris",
+    "cpair_a", "cpair_b", "cpair_contact", "cpair_k", "cpair_z_adr", "cpair_ptr", "cpair_other", "cpair_index",
+    "cont_law", "cont_par", "cont_friction", "cont_curves", "cont_dissipative",
 ])
 ModelArrays.__qualname__ = "ModelArrays"     # pickle and repr find it under its module-level name

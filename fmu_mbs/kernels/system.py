@@ -3,7 +3,8 @@
 Phi_q, and the assembly of the iteration matrix W + c Phi_q^T Phi_q into envelope storage.
 
 Frame workspace ``fr`` = (r, A, v, w, o, R, vo, wm) as in kernels.frames; force-element outputs
-``fo`` = (tsda_out, rsda_out, bush_out, act_out, hyd_out) as in kernels.forces. The mass matrix is kept as one
+``fo`` = (tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out) as in kernels.forces. The mass matrix is kept
+as one
 dense block per body, ``mb[b, :n_b, :n_b]`` with n_b = body_q_num[b] (r-p bodies: diag(m I3,
 4 G^T Jbar G), seed 004). Also: variants of the force model with non-conservative terms switched off
 (for the energy split), and the finite-difference force Jacobian of the iteration matrix.
@@ -32,11 +33,11 @@ def applied_forces_ws(m, t, q, fr, u, h, zs, zn, Q, fo):
     """Q = applied forces of model ``m`` at frames ``fr``; returns the spring potential energy (J). Element states:
     ``zs`` committed at the step start (read), ``zn`` candidates written here, ``h`` the step (s; 0 = static)."""
     r, A, v, w, o, R, vo, wm = fr
-    tsda_out, rsda_out, bush_out, act_out, hyd_out = fo
+    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out = fo
     for i in range(Q.shape[0]):
         Q[i] = 0.0
     return add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out,
-                              hyd_out)
+                              hyd_out, cont_out)
 
 
 @njit(cache=True)
@@ -234,6 +235,10 @@ MODEL_FIELDS = (
     "act_mi", "act_mj", "act_fn", "act_input_adr",
     "rsda_z_adr", "z0",
     "hyd_mi", "hyd_mj", "hyd_par", "hyd_fn", "hyd_input_adr", "hyd_z_adr",
+    "shape_kind", "shape_marker", "shape_par", "shape_group", "shape_mask", "shape_excl_ptr", "shape_excl_idx",
+    "mesh_ptr", "mesh_verts", "mesh_tri_ptr", "mesh_tris",
+    "cpair_a", "cpair_b", "cpair_contact", "cpair_k", "cpair_z_adr", "cpair_ptr", "cpair_other", "cpair_index",
+    "cont_law", "cont_par", "cont_friction", "cont_curves", "cont_dissipative",
 )
 
 VARIANT_CONSERVATIVE = 0   # gravity and springs only
@@ -245,13 +250,14 @@ VARIANT_NO_INPUTS = 2      # the full model without the marker loads of the inpu
 def force_variant(m, off, mode):
     """ModelArrays with force terms switched off (see VARIANT_*); ``off`` = (zero tsda_c, tsda_fn -1,
     tsda_damper without curves, zero rsda_c, rsda_fn -1, rsda_damper without curves, zero bush_c,
-    zero bush_cr, load_fn -1, marker_input_adr -1, act_fn -1, act_input_adr -1, no hydraulic cylinders). A
-    hydraulic cylinder is a power port: all its power counts as input."""
-    (z_tc, z_tfn, z_tdmp, z_rc, z_rfn, z_rdmp, z_bc, z_bcr, z_lfn, z_minp, z_afn, z_ainp, z_hmi) = off
-    tc, tdmp, rc, rdmp, bc, bcr = z_tc, z_tdmp, z_rc, z_rdmp, z_bc, z_bcr
+    zero bush_cr, load_fn -1, marker_input_adr -1, act_fn -1, act_input_adr -1, no hydraulic cylinders,
+    cont_dissipative [0]). A hydraulic cylinder is a power port: all its power counts as input."""
+    (z_tc, z_tfn, z_tdmp, z_rc, z_rfn, z_rdmp, z_bc, z_bcr, z_lfn, z_minp, z_afn, z_ainp, z_hmi, z_cdiss) = off
+    tc, tdmp, rc, rdmp, bc, bcr, cdiss = z_tc, z_tdmp, z_rc, z_rdmp, z_bc, z_bcr, z_cdiss
     tfn, rfn, lfn, afn, ainp, hmi = z_tfn, z_rfn, z_lfn, z_afn, z_ainp, z_hmi
     if mode != VARIANT_CONSERVATIVE:
         tc, tdmp, rc, rdmp, bc, bcr = m.tsda_c, m.tsda_damper, m.rsda_c, m.rsda_damper, m.bush_c, m.bush_cr
+        cdiss = m.cont_dissipative
     if mode == VARIANT_NO_INPUTS:
         tfn, rfn, lfn, afn, ainp = m.tsda_fn, m.rsda_fn, m.load_fn, m.act_fn, m.act_input_adr
         hmi = m.hyd_mi
@@ -270,6 +276,10 @@ def force_variant(m, off, mode):
         m.act_mi, m.act_mj, afn, ainp,
         m.rsda_z_adr, m.z0,
         hmi, m.hyd_mj, m.hyd_par, m.hyd_fn, m.hyd_input_adr, m.hyd_z_adr,
+        m.shape_kind, m.shape_marker, m.shape_par, m.shape_group, m.shape_mask, m.shape_excl_ptr, m.shape_excl_idx,
+        m.mesh_ptr, m.mesh_verts, m.mesh_tri_ptr, m.mesh_tris,
+        m.cpair_a, m.cpair_b, m.cpair_contact, m.cpair_k, m.cpair_z_adr, m.cpair_ptr, m.cpair_other, m.cpair_index,
+        m.cont_law, m.cont_par, m.cont_friction, m.cont_curves, cdiss,
     )
 
 

@@ -20,6 +20,7 @@ from .elements import (
     GROUND,
     Actuator,
     Bushing,
+    Contact,
     Driver,
     HydraulicCylinder,
     Joint,
@@ -30,6 +31,7 @@ from .elements import (
     PointMass,
     RigidBody,
     RotationalSpringDamper,
+    Shape,
     SpringDamper,
 )
 from .functions import Constant, TimeFunction
@@ -77,6 +79,7 @@ class ModelBuilder:
         self.drivers: list[Driver] = []
         self.forces: list = []
         self.exposed: list[str] = []
+        self.shapes: list[Shape] = []
 
     @classmethod
     def from_model(cls, model: Model, name: str | None = None) -> ModelBuilder:
@@ -85,11 +88,12 @@ class ModelBuilder:
         b.bodies, b.markers, b.joints = list(model.bodies), list(model.markers), list(model.joints)
         b.drivers, b.forces = list(model.drivers), list(model.forces)
         b.exposed = list(model.exposed)
+        b.shapes = list(model.shapes)
         return b
 
     def set_value(self, name: str, field: str, value) -> None:
         """Replace one field of the element called ``name`` (any kind); KeyError if there is none."""
-        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces):
+        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces, self.shapes):
             for k, el in enumerate(group):
                 if el.name == name:
                     group[k] = replace(el, **{field: value})
@@ -98,7 +102,7 @@ class ModelBuilder:
 
     def remove(self, name: str) -> None:
         """Remove the element called ``name`` (any kind); KeyError if there is none."""
-        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces):
+        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces, self.shapes):
             for el in group:
                 if el.name == name:
                     group.remove(el)
@@ -192,6 +196,35 @@ class ModelBuilder:
                                              **{k: float(v) for k, v in parameters.items()}))
         return name
 
+    # contact -------------------------------------------------------------------------------------
+    def add_shape(self, name: str, marker: str, kind: str, dimensions=(), young: float | None = None,
+                  poisson: float | None = None, vertices=None, triangles=None) -> str:
+        """Contact shape on ``marker`` (kinds and dimensions: elements.Shape; SI units)."""
+        self.shapes.append(Shape(name, marker, kind, _vec(dimensions), None if young is None else float(young),
+                                 None if poisson is None else float(poisson),
+                                 None if vertices is None else tuple(_vec(v) for v in vertices),
+                                 None if triangles is None else tuple(tuple(int(i) for i in t) for t in triangles)))
+        return name
+
+    def add_contact(self, name: str, shapes_a, shapes_b, law: str = "hertz", stiffness: float | None = None,
+                    exponent: float | None = None, restitution: float = 1.0, damping: float = 0.0,
+                    damping_depth: float = 1e-4, min_impact_speed: float = 1e-3, loading_curve=None,
+                    unloading_curve=None, friction: str = "none", mu: float = 0.0, mu_static: float | None = None,
+                    stribeck_speed: float = 0.01, viscous: float = 0.0, velocity_threshold: float = 1e-3,
+                    ramp: str = "linear", tangential_stiffness: float = 0.0, tangential_damping: float = 0.0,
+                    include_joined: bool = False) -> str:
+        """Contact between the shapes ``shapes_a`` and ``shapes_b`` (a name or a list of names each); the
+        normal law and friction are documented in elements.Contact."""
+        names = lambda s: (s,) if isinstance(s, str) else tuple(str(x) for x in s)  # noqa: E731
+        opt = lambda x: None if x is None else float(x)  # noqa: E731
+        self.forces.append(Contact(name, names(shapes_a), names(shapes_b), str(law), opt(stiffness), opt(exponent),
+                                   float(restitution), float(damping), float(damping_depth),
+                                   float(min_impact_speed), _curve(loading_curve), _curve(unloading_curve),
+                                   str(friction), float(mu), opt(mu_static), float(stribeck_speed), float(viscous),
+                                   float(velocity_threshold), str(ramp), float(tangential_stiffness),
+                                   float(tangential_damping), bool(include_joined)))
+        return name
+
     def expose(self, *parameters: str) -> None:
         """Mark parameters "<element>.<field>" to be exposed by FMUs (masses, stiffnesses, dampings, free
         lengths/angles, distance-joint lengths, and "<joint>.s_start", a joint's initial coordinate)."""
@@ -202,7 +235,7 @@ class ModelBuilder:
         """The validated Model; raises ModelError listing every problem found."""
         model = Model(self.name, self.dimension, self.gravity, tuple(self.bodies), tuple(self.markers),
                       tuple(self.joints), tuple(self.drivers), tuple(self.forces), self.description,
-                      tuple(self.exposed))
+                      tuple(self.exposed), tuple(self.shapes))
         problems = model_problems(model)
         if problems:
             raise ModelError(problems, self.name)

@@ -242,7 +242,79 @@ class HydraulicCylinder:
     valve: TimeFunction = param("1", "valve reference (added to the input <name>.Uref)", Constant(0.0))
 
 
-ForceElement = SpringDamper | RotationalSpringDamper | Bushing | PointLoad | Actuator | HydraulicCylinder
+# --- contact: shapes and contact elements -------------------------------------------------------
+
+#: shape kinds and the number of ``dimensions`` each takes (see Shape)
+SHAPE_KINDS = {"sphere": 1, "plane": 0, "box": 3, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "mesh": 0}
+CONTACT_LAWS = ("linear", "hertz", "hunt_crossley", "lankarani_nikravesh", "flores", "table")
+FRICTION_MODELS = ("none", "coulomb", "stribeck", "bristle")
+FRICTION_RAMPS = ("linear", "smooth")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A contact shape attached to ``marker`` (its frame is the marker frame). Kinds and ``dimensions``:
+    sphere [radius]; plane [] (half-space z < 0 of the marker frame, normal +z); box [half extents x, y, z];
+    capsule and cylinder [radius, half length along z]; ellipsoid [semi-axes x, y, z]; mesh [] with
+    ``vertices`` (marker frame) and ``triangles`` (counter-clockwise seen from outside). ``young`` and
+    ``poisson`` give contact stiffness from material data (Hertz)."""
+
+    name: str
+    marker: str
+    kind: str
+    dimensions: Vec = param("m", "size parameters of the kind (see above)", ())
+    young: float | None = field(default=None, metadata={"unit": "Pa", "doc": "Young's modulus (optional)"})
+    poisson: float | None = field(default=None, metadata={"unit": "1", "doc": "Poisson ratio (optional)"})
+    vertices: tuple[Vec, ...] | None = field(default=None, metadata={"unit": "m",
+                                                                     "doc": "mesh vertices [[x, y, z], ...]"})
+    triangles: tuple[tuple[int, ...], ...] | None = field(default=None, metadata={
+        "unit": "", "doc": "mesh triangles [[i, j, k], ...] (0-based vertex indices)"})
+
+
+@dataclass(frozen=True)
+class Contact:
+    """Compliant contact between every shape of ``shapes_a`` and every shape of ``shapes_b`` (shapes on one body,
+    or on bodies joined by a joint unless ``include_joined``, are skipped). Depth d > 0, rate d' (> 0 closing).
+    Normal force fn >= 0 (never attracting) by ``law``: linear f = k d + c s(d) d'; hertz f = k d^n + c s(d) d'
+    (s(d) ramps the damping smoothly from 0 at first touch to 1 at ``damping_depth``, so the force does not jump);
+    hunt_crossley, lankarani_nikravesh and flores f = k d^n (1 + chi d'/d'-) with d'- the closing speed at first
+    touch and chi = 3(1-e)/2, 3(1-e^2)/4 (seed 001 P3 eq. 20) and 8(1-e)/(5e) (Flores et al. 2011); table:
+    ``loading_curve`` on loading, the ``unloading_curve`` shifted to pass through the largest depth reached on
+    unloading (hysteresis; its zero is the permanent set). ``stiffness`` k, or, if omitted, Hertz
+    k = 4/3 E* sqrt(R*) from the shapes' material and radii. Friction (``friction``): coulomb (mu fn, ramped over
+    ``velocity_threshold``), stribeck (mu_k + (mu_s - mu_k) exp(-(v/v_s)^2), ramped, plus ``viscous`` v) and
+    bristle (an elasto-plastic tangential spring-damper to an anchor that slides when its force exceeds the
+    Stribeck limit: it truly sticks; its elastic displacement is a solver state)."""
+
+    name: str
+    shapes_a: tuple[str, ...]
+    shapes_b: tuple[str, ...]
+    law: str = param("", "normal force law: " + ", ".join(CONTACT_LAWS), "hertz")
+    stiffness: float | None = field(default=None, metadata={"unit": "N/m^n", "doc": "k (default: Hertz from "
+                                                                                        "material data)"})
+    exponent: float | None = field(default=None, metadata={"unit": "1", "doc": "n (default 1 for linear, 1.5 "
+                                                                                "otherwise)"})
+    restitution: float = param("1", "coefficient of restitution e in (0, 1] (hysteresis laws)", 1.0)
+    damping: float = param("N*s/m", "c (linear and hertz laws)", 0.0)
+    damping_depth: float = param("m", "depth over which the damping ramps in (linear and hertz laws)", 1e-4)
+    min_impact_speed: float = param("m/s", "floor of d'- (hysteresis laws; for contacts that start at rest)", 1e-3)
+    loading_curve: Curve | None = field(default=None, metadata={"unit": "m, N", "doc": "table law: [[d, f], ...]"})
+    unloading_curve: Curve | None = field(default=None, metadata={"unit": "m, N",
+                                                                  "doc": "table law: [[d, f], ...], increasing"})
+    friction: str = param("", "friction model: " + ", ".join(FRICTION_MODELS), "none")
+    mu: float = param("1", "kinetic (Coulomb) friction coefficient mu_k", 0.0)
+    mu_static: float | None = field(default=None, metadata={"unit": "1", "doc": "static coefficient mu_s "
+                                                                                "(default mu)"})
+    stribeck_speed: float = param("m/s", "Stribeck speed v_s", 0.01)
+    viscous: float = param("N*s/m", "viscous friction coefficient", 0.0)
+    velocity_threshold: float = param("m/s", "regularisation speed of coulomb/stribeck friction", 1e-3)
+    ramp: str = param("", "regularisation ramp: linear or smooth", "linear")
+    tangential_stiffness: float = param("N/m", "bristle stiffness per contact point", 0.0)
+    tangential_damping: float = param("N*s/m", "bristle damping per contact point", 0.0)
+    include_joined: bool = param("", "also collide shapes of bodies joined by a joint", False)
+
+
+ForceElement = SpringDamper | RotationalSpringDamper | Bushing | PointLoad | Actuator | HydraulicCylinder | Contact
 
 FORCE_KINDS: dict[str, type] = {
     "spring_damper": SpringDamper,
@@ -251,6 +323,7 @@ FORCE_KINDS: dict[str, type] = {
     "point_load": PointLoad,
     "actuator": Actuator,
     "hydraulic_cylinder": HydraulicCylinder,
+    "contact": Contact,
 }
 BODY_KINDS: dict[str, type] = {"rigid": RigidBody, "planar": PlanarBody, "point_mass": PointMass}
 
@@ -266,13 +339,16 @@ EXPOSABLE: dict[type, tuple[str, ...]] = {
     RotationalSpringDamper: ("stiffness", "damping", "free_angle"),
     Joint: ("length", "s_start"),
     HydraulicCylinder: ("p1_start", "p2_start", "pump_pressure", "tank_pressure", "damping", "length_retracted"),
+    Contact: ("restitution", "mu", "mu_static", "stiffness", "damping", "tangential_stiffness"),
 }
 #: SI unit of each exposable field, as FMI unit strings
 EXPOSED_UNITS = {"p1_start": "Pa", "p2_start": "Pa", "pump_pressure": "Pa", "tank_pressure": "Pa",
                  "length_retracted": "m", ("damping", HydraulicCylinder): "N.s/m",
                  "mass": "kg", "inertia": "kg.m2", "length": "m", "free_length": "m", "free_angle": "rad",
                  ("stiffness", SpringDamper): "N/m", ("damping", SpringDamper): "N.s/m",
-                 ("stiffness", RotationalSpringDamper): "N.m/rad", ("damping", RotationalSpringDamper): "N.m.s/rad"}
+                 ("stiffness", RotationalSpringDamper): "N.m/rad", ("damping", RotationalSpringDamper): "N.m.s/rad",
+                 ("damping", Contact): "N.s/m", ("tangential_stiffness", Contact): "N/m", "restitution": "1",
+                 "mu": "1", "mu_static": "1"}
 
 
 # --- the model ----------------------------------------------------------------------------------
@@ -294,6 +370,7 @@ class Model:
     forces: tuple[ForceElement, ...] = ()
     description: str = ""
     exposed: tuple[str, ...] = ()   # parameters an FMU exposes, "<element>.<field>" (see EXPOSABLE)
+    shapes: tuple[Shape, ...] = ()  # contact shapes (Contact force elements refer to them)
 
     @property
     def planar(self) -> bool:
@@ -301,7 +378,7 @@ class Model:
 
     def element(self, name: str):
         """The element called ``name`` (any kind); KeyError if there is none."""
-        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces):
+        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces, self.shapes):
             for el in group:
                 if el.name == name:
                     return el

@@ -16,7 +16,7 @@ from .functions import TimeFunction, function_from_dict, function_to_dict
 
 FORMAT_TAG = "fmu-mbs-model"
 _TOP_FIELDS = {"format", "format_version", "name", "description", "dimension", "gravity", "bodies", "markers",
-               "joints", "drivers", "forces", "exposed"}
+               "joints", "drivers", "forces", "exposed", "shapes"}
 _BODY_TAG = {cls: tag for tag, cls in BODY_KINDS.items()}
 _FORCE_TAG = {cls: tag for tag, cls in FORCE_KINDS.items()}
 _FUNCTION_FIELDS = {"function", "force", "torque"}
@@ -47,9 +47,9 @@ def _element_dict(el, tag: str | None, skip: tuple[str, ...] = ()) -> dict:
 
 
 def model_to_dict(model: Model) -> dict:
-    """The JSON structure of ``model`` (every field written, defaults included)."""
+    """The JSON structure of ``model`` (every field written, defaults included; ``shapes`` only if any)."""
     marker_skip = ("orientation",) if model.planar else ("angle",)
-    return {
+    out = {
         "format": FORMAT_TAG,
         "format_version": FORMAT_VERSION,
         "name": model.name,
@@ -63,6 +63,9 @@ def model_to_dict(model: Model) -> dict:
         "forces": [_element_dict(f, _FORCE_TAG[type(f)]) for f in model.forces],
         "exposed": list(model.exposed),
     }
+    if model.shapes:
+        out["shapes"] = [_element_dict(s, None) for s in model.shapes]
+    return out
 
 
 def save_model(model: Model, path: str | Path) -> None:
@@ -144,7 +147,7 @@ def model_from_dict(data: dict) -> Model:
             adder = {"rigid": b.add_rigid_body, "planar": b.add_planar_body, "point_mass": b.add_point_mass}
             calls.append((where, adder[item["type"]], item["name"], kw))
     for section, adder, cls_name in (("markers", b.add_marker, "Marker"), ("joints", b.add_joint, "Joint"),
-                                     ("drivers", b.add_driver, "Driver")):
+                                     ("drivers", b.add_driver, "Driver"), ("shapes", b.add_shape, "Shape")):
         from . import elements
         cls = getattr(elements, cls_name)
         for item in each(section):
@@ -155,7 +158,7 @@ def model_from_dict(data: dict) -> Model:
                 calls.append((where, adder, item["name"], kw))
     force_adders = {"spring_damper": b.add_spring_damper, "rotational_spring_damper": b.add_rotational_spring_damper,
                     "bushing": b.add_bushing, "point_load": b.add_point_load, "actuator": b.add_actuator,
-                    "hydraulic_cylinder": b.add_hydraulic_cylinder}
+                    "hydraulic_cylinder": b.add_hydraulic_cylinder, "contact": b.add_contact}
     for item in each("forces"):
         where = f"force element '{item['name']}'"
         cls = FORCE_KINDS.get(item.get("type"))

@@ -17,7 +17,9 @@ Outputs, in this order:
 - force elements: spring_damper ``length, speed, f``; rotational_spring_damper ``angle, speed, T``;
   bushing ``F[1..3], T[1..3]`` (on marker_j); actuator ``length, speed, force`` (``force`` rather than
   ``f``, because ``<actuator>.f`` is the actuator's input and an FMU needs unique names);
-  hydraulic_cylinder ``length, speed, force, p1, p2, U, Q1, Q2`` (m, m/s, N, Pa, Pa, 1, m3/s, m3/s).
+  hydraulic_cylinder ``length, speed, force, p1, p2, U, Q1, Q2`` (m, m/s, N, Pa, Pa, 1, m3/s, m3/s); contact ``fn``
+  (sum of the normal forces of its contact points, N), ``ft[1..3]`` (resultant friction force on the
+  shapes_a side, world axes, N), ``depth`` (largest penetration, m).
 - ``energy.kinetic``, ``energy.potential`` (gravity and springs), ``energy.total`` (J);
   ``solver.iterations``, ``solver.residual`` (1).
 
@@ -34,6 +36,7 @@ from .elements import (
     JOINT_COORDINATES,
     Actuator,
     Bushing,
+    Contact,
     HydraulicCylinder,
     Model,
     RotationalSpringDamper,
@@ -72,7 +75,9 @@ _DESCRIPTIONS = {
     "w": "angular velocity", "s": "joint coordinate", "sd": "joint coordinate rate", "F": "force", "T": "torque",
     "f": "force", "length": "length", "speed": "rate of length", "angle": "angle", "force": "force",
     "kinetic": "kinetic energy", "potential": "potential energy (gravity and springs)",
-    "total": "total mechanical energy", "iterations": "solver iterations", "residual": "solver residual",
+    "total": "total mechanical energy",
+    "fn": "normal force", "ft": "friction force", "depth": "penetration",
+    "iterations": "solver iterations", "residual": "solver residual",
 }
 
 
@@ -159,6 +164,9 @@ def channels(model: Model) -> list[Channel]:
                     _scalar(f.name, "force", "N", "actuator")]
         elif isinstance(f, HydraulicCylinder):
             out += [_scalar(f.name, qty, unit, "hydraulic_cylinder") for qty, unit in HYDRAULIC_OUTPUTS]
+        elif isinstance(f, Contact):
+            out += [_scalar(f.name, "fn", "N", "contact")] + _vector(f.name, "ft", "N", 3, "contact") + \
+                [_scalar(f.name, "depth", "m", "contact")]
     out += [_scalar("energy", q, "J", "energy") for q in ("kinetic", "potential", "total")]
     out += [_scalar("solver", "iterations", "1", "solver"), _scalar("solver", "residual", "1", "solver")]
     return out

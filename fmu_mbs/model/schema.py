@@ -28,6 +28,12 @@ def _field_schema(f) -> dict:
         return _FUNCTION
     if "Curve" in hint:
         return {"type": "array", "items": {"type": "array", "items": _NUMBER, "minItems": 2, "maxItems": 2}}
+    if hint.startswith("tuple[str"):
+        return {"type": "array", "items": {"type": "string"}}
+    if hint.startswith("tuple[tuple[int"):
+        return {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}
+    if hint == "bool":
+        return {"type": "boolean"}
     if hint.startswith("tuple[Vec"):
         return {"type": "array", "items": {"type": "array", "items": _NUMBER}}
     if hint.startswith("Vec") or hint.startswith("tuple[float"):
@@ -91,6 +97,7 @@ def json_schema() -> dict:
             "joints": {"type": "array", "items": _object(elements.Joint, None)},
             "drivers": {"type": "array", "items": _object(elements.Driver, None)},
             "forces": {"type": "array", "items": {"oneOf": [_object(c, t) for t, c in FORCE_KINDS.items()]}},
+            "shapes": {"type": "array", "items": _object(elements.Shape, None)},
             "exposed": {"type": "array", "items": {"type": "string", "pattern": r"^\w+\.\w+$"},
                         "description": "parameters FMUs expose, '<element>.<field>'"},
         },
@@ -101,6 +108,8 @@ def json_schema() -> dict:
 def _plain_type(hint: str) -> str:
     hint = hint.replace("tuple[Vec, Vec, Vec]", "3x3 matrix").replace("Vec", "vector").replace("Curve", "curve")
     hint = hint.replace("TimeFunction", "function").replace("tuple[function, ...]", "list of functions")
+    hint = hint.replace("tuple[str, ...]", "list of names").replace("tuple[tuple[int, ...], ...]", "index triples")
+    hint = hint.replace("tuple[vector, ...]", "list of vectors")
     return hint.replace("tuple[float, ...]", "vector").replace(" | None", " (optional)")
 
 
@@ -111,6 +120,7 @@ def markdown_tables() -> str:
               ("Markers, joints and drivers", {"markers": elements.Marker, "joints": elements.Joint,
                                                "drivers": elements.Driver}),
               ("Force elements (`forces`, field `type`)", FORCE_KINDS),
+              ("Contact shapes (`shapes`)", {"shapes": elements.Shape}),
               ("Time functions (`{\"type\": ...}`; a bare number is a constant)", FUNCTION_KINDS)]
     for title, kinds in groups:
         out.append(f"### {title}\n")

@@ -16,6 +16,7 @@ from .elements import (
     ORIENTING_JOINTS,
     Actuator,
     Bushing,
+    Contact,
     HydraulicCylinder,
     Model,
     PlanarBody,
@@ -26,6 +27,7 @@ from .elements import (
     SpringDamper,
 )
 from .functions import function_problems
+from .validate_contact import all_contact_problems
 
 UNIT_TOL = 1e-6  # allowed | |q| - 1 | of a quaternion
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -100,7 +102,7 @@ def model_problems(model: Model) -> list[str]:
     # names: one namespace, since every element name prefixes its output channels
     seen: dict[str, str] = {}
     groups = (("body", model.bodies), ("marker", model.markers), ("joint", model.joints),
-              ("driver", model.drivers), ("force element", model.forces))
+              ("driver", model.drivers), ("force element", model.forces), ("shape", model.shapes))
     for kind, group in groups:
         for el in group:
             name = el.name
@@ -248,6 +250,8 @@ def model_problems(model: Model) -> list[str]:
             if f.frame not in ("world", "marker"):
                 p.append(f"{w}: 'frame' must be 'world' or 'marker', got {f.frame!r}")
             continue
+        if isinstance(f, Contact):
+            continue                       # validate_contact
         check_pair(w, f.marker_i, f.marker_j)
         if isinstance(f, (SpringDamper, RotationalSpringDamper)):
             for field in ("stiffness", "damping"):
@@ -273,6 +277,7 @@ def model_problems(model: Model) -> list[str]:
             p += function_problems(f.force, w)
         elif isinstance(f, HydraulicCylinder):
             p += _hydraulic_problems(w, f)
+    p += all_contact_problems(model)
     return p
 
 
