@@ -94,7 +94,7 @@ REP_IN = 7
 N_REP = 8
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def project(m, jac, target, c, first, ptr, val, pos, work, y, rhs, x):
     """Mass-orthogonal projection in correction form: x += T^-1 c Phi_q^T (target - Phi_q x), with T = M + c
     Phi_q^T Phi_q already factorised (envelope storage); ``y`` (n_rows) and ``rhs`` (n_q) are scratch."""

@@ -20,14 +20,14 @@ from .mass import add_inertia_forces
 from .model_arrays import PLANAR, POINT_MASS, ModelArrays
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def eval_frames_ws(m, q, qd, fr):
     r, A, v, w, o, R, vo, wm = fr
     eval_body_frames(m, q, qd, r, A, v, w)
     eval_marker_frames(m, r, A, v, w, o, R, vo, wm)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def applied_forces_ws(m, t, q, fr, u, rsda_ref, Q, fo):
     """Q = applied forces of model ``m`` at frames ``fr``; returns the spring potential energy (J)."""
     r, A, v, w, o, R, vo, wm = fr
@@ -37,7 +37,7 @@ def applied_forces_ws(m, t, q, fr, u, rsda_ref, Q, fo):
     return add_applied_forces(m, t, q, r, o, R, vo, wm, u, rsda_ref, Q, tsda_out, rsda_out, bush_out, act_out)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_marker_inputs(m, q, fr, u, Q):
     """Q += the marker loads of the input vector (force u[adr:adr+3] at the marker origin and torque
     u[adr+3:adr+6], world axes), as kernels.forces does, skipping markers whose inputs are all zero."""
@@ -56,7 +56,7 @@ def add_marker_inputs(m, q, fr, u, Q):
                    1.0, Q)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def total_forces_ws(m, mx, t, q, qd, fr, u, rsda_ref, Q, fo):
     """Frames at (q, qd), then Q = applied + velocity-dependent inertia forces; returns spring energy.
     ``mx`` is ``m`` with marker inputs switched off (they are added here, skipping zero inputs, which
@@ -68,7 +68,7 @@ def total_forces_ws(m, mx, t, q, qd, fr, u, rsda_ref, Q, fo):
     return V
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mass_blocks(m, q, mb):
     """Per-body mass blocks at q (kg, kg m^2); r-p bodies: 4 G(p)^T Jbar G(p) on the p block."""
     for b in range(m.body_kind.shape[0]):
@@ -105,7 +105,7 @@ def mass_blocks(m, q, mb):
                     mb[b, 3 + c, 3 + r] = 4.0 * s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mass_times(m, mb, x, out, scale, accumulate):
     """out (+)= scale * M x with the block-diagonal mass matrix."""
     for b in range(m.body_kind.shape[0]):
@@ -121,7 +121,7 @@ def mass_times(m, mb, x, out, scale, accumulate):
                 out[a + i] = scale * s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def jac_t_times(m, jac, y, out, scale):
     """out += scale * Phi_q^T y."""
     for k in range(jac.shape[0]):
@@ -134,7 +134,7 @@ def jac_t_times(m, jac, y, out, scale):
                 out[col] += jac[k, c] * yk
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def jac_times(m, jac, x, out):
     """out = Phi_q x."""
     for k in range(jac.shape[0]):
@@ -146,7 +146,7 @@ def jac_times(m, jac, x, out):
         out[k] = s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def jac_residual(m, jac, x, rhs):
     """max_k |(Phi_q x)_k - rhs_k| (residual of a velocity or acceleration constraint level)."""
     worst = 0.0
@@ -161,7 +161,7 @@ def jac_residual(m, jac, x, rhs):
     return worst
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def assemble_iteration_matrix(m, mb, jac, c, Wx, use_wx, pat, val):
     """val = envelope of P (M + Wx + c Phi_q^T Phi_q) P^T with the index tables of ``pat`` = (pos, first,
     ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx): for entry c1 of row k, jp[e] = (c2, value index)
@@ -265,7 +265,7 @@ def force_variant(m, off, mode):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def powers(m, mx, md, mc, t, q, qd, u, rsda_ref, fr, fo, Qa, Qb, lam, nu, noncons):
     """(P_diss, P_in) at a state whose frames ``fr`` are evaluated: power removed by dampers and power
     put in by time functions, loads, inputs, actuators and rheonomic constraints (W)."""
@@ -288,7 +288,7 @@ def powers(m, mx, md, mc, t, q, qd, u, rsda_ref, fr, fo, Qa, Qb, lam, nu, noncon
     return p_diss, p_in
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fd_force_jacobian(m, mx, t, q, qd, u, rsda_ref, fr, fo, Q0, Qp, Wx, kq, kv, eps, colors, n_colors, adj_ptr,
                       adj_idx, dlt):
     """Wx = sym(kq * K + kv * C), K = -dQ/dq, C = -dQ/dqd by forward differences, perturbing one
