@@ -19,7 +19,10 @@ Euler-parameter rigid bodies (as fmu-mbs), RigidBody2D, MassPoint2D.
 
     OPENBLAS_NUM_THREADS=1 python bench/exudyn_compare.py [--case NAME ...] [--quick] [--json out.json]
 
-``ratio`` = Exudyn time / fmu-mbs time (> 1: fmu-mbs faster). Needs ``pip install .[bench]`` (exudyn).
+``ratio`` = Exudyn time / fmu-mbs time (> 1: fmu-mbs faster), on CPU time (process time: robust when other jobs
+share the cores; wall time in brackets). A second fmu-mbs run at the step that reaches Exudyn's accuracy
+(second-order estimate h sqrt(acc_Exudyn / acc_fmu-mbs), clamped to h/8 ... 2h) gives the ratio at equal
+accuracy. Needs ``pip install .[bench]`` (exudyn).
 """
 
 from __future__ import annotations
@@ -565,16 +568,31 @@ def run_case(name: str, quick: bool) -> dict:
         out["exudyn"] = {**info_e, "accuracy": acc_e, **st_e.extra}
         out["ratio"] = info_e["cpu_per_s"] / info_f["cpu_per_s"]
         out["ratio_wall"] = info_e["wall_per_s"] / info_f["wall_per_s"]
+        if math.isfinite(acc_e) and acc_e > 0.0 and acc_f > 0.0:
+            # fmu-mbs again at the step that reaches Exudyn's accuracy (second-order estimate, h/8 ... 2h)
+            h_eq = case.h * min(2.0, max(0.125, math.sqrt(acc_e / acc_f)))
+            h_eq = case.t_end / math.ceil(case.t_end / h_eq * (1.0 - 1e-9))
+            st_q, info_q = run_fmu_mbs(case.cm, case.start, case.t_end, h_eq, **case.options)
+            out["fmu_mbs_equal_accuracy"] = {**info_q, "h": h_eq, "accuracy": case.accuracy(st_q)}
+            out["ratio_equal_accuracy"] = info_e["cpu_per_s"] / info_q["cpu_per_s"]
     except Exception as exc:                                       # report, do not hide, a failed peer run
         out["exudyn"] = {"error": f"{type(exc).__name__}: {exc}"}
         out["ratio"] = out["ratio_wall"] = float("nan")
     return out
 
 
+def _equal(r: dict) -> str:
+    q = r.get("fmu_mbs_equal_accuracy")
+    if q is None:
+        return "—"
+    return f"{q['h'] * 1e3:.3g}, {q['accuracy']:.2e}, {r['ratio_equal_accuracy']:.2f}"
+
+
 def table(rows: list[dict]) -> str:
     head = ("| case | h (ms) | t_end (s) | fmu-mbs CPU (wall) ms per sim. s | Exudyn CPU (wall) ms per sim. s | "
-            "ratio CPU (wall) | Newton it/step (fmu-mbs / Exudyn) | accuracy measure | fmu-mbs | Exudyn |")
-    lines = [head, "|" + "---|" * 10]
+            "ratio CPU (wall) | Newton it/step (fmu-mbs / Exudyn) | accuracy measure | fmu-mbs | Exudyn | "
+            "fmu-mbs at Exudyn's accuracy: h (ms), accuracy, ratio CPU |")
+    lines = [head, "|" + "---|" * 11]
     for r in rows:
         f, e = r["fmu_mbs"], r["exudyn"]
         if "error" in e:
@@ -585,7 +603,7 @@ def table(rows: list[dict]) -> str:
         lines.append(f"| {r['case']} | {r['h'] * 1e3:g} | {r['t_end']:g} | {f['cpu_per_s'] * 1e3:.1f} "
                      f"({f['wall_per_s'] * 1e3:.1f}) | {ex[0]} | "
                      f"{ex[1]} | {f['newton_per_step']:.2f} / {ex[2]} | {r['measure']} | {f['accuracy']:.2e} | "
-                     f"{ex[3]} |")
+                     f"{ex[3]} | {_equal(r)} |")
     return "\n".join(lines)
 
 
@@ -605,8 +623,10 @@ def main() -> None:
               f"s (first call {f['first_call_s']:.2f} s, {1.0 / f['wall_per_s']:.1f}x real time), accuracy "
               f"{f['accuracy']:.3g}; Exudyn " + (f"{e['cpu_per_s'] * 1e3:.1f} ms CPU / {e['wall_per_s'] * 1e3:.1f} ms "
                                                  f"wall, accuracy {e['accuracy']:.3g}, ratio {r['ratio']:.2f} CPU, "
-                                                 f"{r['ratio_wall']:.2f} wall" if "error" not in e else e["error"]),
-              flush=True)
+                                                 f"{r['ratio_wall']:.2f} wall" if "error" not in e else e["error"])
+              + (f"; fmu-mbs at h = {r['fmu_mbs_equal_accuracy']['h'] * 1e3:.3g} ms: accuracy "
+                 f"{r['fmu_mbs_equal_accuracy']['accuracy']:.3g}, ratio {r['ratio_equal_accuracy']:.2f} CPU"
+                 if "fmu_mbs_equal_accuracy" in r else ""), flush=True)
     print()
     print(table(rows))
     if args.json:
