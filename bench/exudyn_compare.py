@@ -6,16 +6,16 @@ integrate the same equations from the same state. Both are measured against the 
 (a minimal-coordinate ODE written here and integrated by scipy at rtol 1e-12, the library's index-1 reference
 integrator at rtol 1e-10, or a conservation law), from states recorded every ``OUTPUT`` seconds.
 
-Timing is wall time per simulated second of one whole run (fmu-mbs: ``simulate`` from the assembled state,
-kernels already compiled, the compile time of a cold first call reported apart; Exudyn: ``SolveDynamic``
-after ``Assemble``). Exudyn settings (its fastest appropriate ones, chosen by measurement on these cases):
-the ``exudynCPPfast`` module (no range checks, AVX2), generalized-alpha at the same step h (spectral radius
-0.9, index 3, its default and recommended setting: with spectral radius 1 its Newton stalls on the chains),
+Timing is CPU and wall time per simulated second of one whole run (fmu-mbs: ``simulate`` from the assembled state,
+recording every step, kernels already compiled, the compile time of a cold first call reported apart; Exudyn:
+``SolveDynamic`` after ``Assemble``). Exudyn settings (its fastest appropriate ones, chosen by measurement on
+these cases): the ``exudynCPPfast`` module (no range checks, AVX2), generalized-alpha at the same step h (spectral
+radius 0.9, index 3, its default and recommended setting: with spectral radius 1 its Newton stalls on the chains),
 modified Newton (its default, Jacobian reused over steps), solution file off, sensors stored internally at the
-output period only, one thread, EigenSparse above 40 coordinates and EXUdense below (measured faster there).
-Per case: Bricard (redundant constraint) EigenDense with ``ignoreSingularJacobian`` (EXUdense and EigenSparse
-stop); E7.2 index-2 constraints with Newmark (the index-3 default stops at 100 rad/s, h = 1 ms). Bodies:
-Euler-parameter rigid bodies (as fmu-mbs), RigidBody2D, MassPoint2D.
+output period only, one thread, EigenSparse above 40 coordinates and EXUdense below (measured faster there). Per
+case: Bricard (redundant constraint) EigenDense with ``ignoreSingularJacobian`` (EXUdense and EigenSparse stop);
+E7.2 index-2 constraints with Newmark (the index-3 default stops at 100 rad/s, h = 1 ms). Bodies: Euler-parameter
+rigid bodies (as fmu-mbs), RigidBody2D, MassPoint2D.
 
     OPENBLAS_NUM_THREADS=1 python bench/exudyn_compare.py [--case NAME ...] [--quick] [--json out.json]
 
@@ -194,11 +194,8 @@ def run_exudyn(cm: CompiledModel, start: AssemblyResult, t_end: float, h: float,
     def body_of(marker):
         return ground if marker.body == "ground" else objects[marker.body]
 
-    def local(marker):
-        p = list(marker.position) + [0.0] * (3 - len(marker.position))
-        if marker.body == "ground":
-            return p
-        return p
+    def local(marker):                              # marker origin in its body's frame (ground: world), 3D
+        return list(marker.position) + [0.0] * (3 - len(marker.position))
 
     def rotation(marker):
         if planar:
