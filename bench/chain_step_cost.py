@@ -5,7 +5,8 @@ planar bodies (x, y, theta) or spatial r-p bodies (7 coordinates, Euler-paramete
 Reported: median and best time per step over repeated runs of ``--steps`` steps (one call into numba per
 run), Newton iterations per step, and the fixed cost of one advance() call (dispatch of the arrays plus
 the start-of-call work). Compile once before timing (the first run of a fresh kernel cache takes about a
-minute). Run on an otherwise idle machine: timings of a loaded 2-core box are up to 2x higher.
+minute). Run on an otherwise idle machine: wall timings of a loaded 2-core box are up to 3x higher; the CPU
+column (median thread CPU time per step) is what a step costs when the core is not shared.
 
     OPENBLAS_NUM_THREADS=1 python bench/chain_step_cost.py --links 10 50 --tol 1e-10 1e-9
 """
@@ -45,11 +46,12 @@ def measure(n: int, spatial: bool, tol: float, steps: int, repeat: int, h: float
     cm = chain(n, spatial)
     ig = ALFIntegrator(cm, h, tol=tol)
     ig.advance(2)                                   # compile / load the kernel
-    per_step, iters = [], []
+    per_step, cpu, iters = [], [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         rep = ig.advance(steps)
         per_step.append((time.perf_counter() - t0) / steps * 1e6)
+        cpu.append((time.thread_time() - c0) / steps * 1e6)
         iters.append(rep[:, 0].mean())
     calls = []
     for _ in range(repeat):                         # advance(0): dispatch + start-of-call work only
@@ -58,7 +60,8 @@ def measure(n: int, spatial: bool, tol: float, steps: int, repeat: int, h: float
             ig.advance(0)
         calls.append((time.perf_counter() - t0) / 200 * 1e6)
     return {"n_q": cm.n_q, "rows": cm.n_rows, "envelope": ig.pattern.size, "median": statistics.median(per_step),
-            "best": min(per_step), "iterations": statistics.mean(iters), "call": min(calls), "t": ig.t}
+            "best": min(per_step), "cpu": statistics.median(cpu), "iterations": statistics.mean(iters),
+            "call": min(calls), "t": ig.t}
 
 
 def main() -> None:
@@ -69,14 +72,14 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     print(f"{'chain':>10} {'n_q':>4} {'rows':>4} {'env':>6} {'tol':>7} {'it/step':>7} {'median us':>9} "
-          f"{'best us':>8} {'call us':>8} {'x real time (h=1ms)':>20}")
+          f"{'best us':>8} {'CPU us':>7} {'call us':>8} {'x real time (h=1ms)':>20}")
     for n in args.links:
         for spatial in (False, True):
             for tol in args.tol:
                 r = measure(n, spatial, tol, args.steps, args.repeat)
                 print(f"{('3D' if spatial else '2D') + f' N={n}':>10} {r['n_q']:4d} {r['rows']:4d} {r['envelope']:6d} "
-                      f"{tol:7.0e} {r['iterations']:7.2f} {r['median']:9.1f} {r['best']:8.1f} {r['call']:8.1f} "
-                      f"{1000.0 / r['median']:20.1f}")
+                      f"{tol:7.0e} {r['iterations']:7.2f} {r['median']:9.1f} {r['best']:8.1f} {r['cpu']:7.1f} "
+                      f"{r['call']:8.1f} {1000.0 / r['median']:20.1f}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from .hydraulics import HP_L_RETRACTED, advance_states, cylinder_force, flows
 from .rotation import cross_v, dot_v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _point_force(m, k, q, r, o, F0, F1, F2, scale, Q):
     """Q += scale * (force F applied at the origin of marker k)."""
     b = m.marker_body[k]
@@ -32,7 +32,7 @@ def _point_force(m, k, q, r, o, F0, F1, F2, scale, Q):
     add_wrench(m, b, q, F0, F1, F2, n[0], n[1], n[2], scale, Q)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _torque(m, k, q, n0, n1, n2, scale, Q):
     b = m.marker_body[k]
     if b >= 0:
@@ -47,7 +47,7 @@ def _to_world(R, k, x0, x1, x2):
             R[k, 2, 0] * x0 + R[k, 2, 1] * x1 + R[k, 2, 2] * x2)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _line(o, vo, mi, mj):
     """Unit vector e from origin_i to origin_j, length l and its rate l'."""
     d = (o[mj, 0] - o[mi, 0], o[mj, 1] - o[mi, 1], o[mj, 2] - o[mi, 2])
@@ -59,7 +59,7 @@ def _line(o, vo, mi, mj):
     return e, l, ld
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rotation_rate_about_z(R, wm, mi, mj):
     """d(angle from x_i to x_j about z_i)/dt (rad/s), exact for any z_j (see constraints ROW_ANGLE);
     also returns the pieces of its twist row: ds = y_i x x_j, dc = x_i x x_j, s, c."""
@@ -73,7 +73,7 @@ def rotation_rate_about_z(R, wm, mi, mj):
     return (c * dot_v(wrel, ds) - s * dot_v(wrel, dc)) / (s * s + c * c), ds, dc, s, c
 
 
-@njit(cache=True)
+@njit(cache=True)    # with NRT: the contact kernel allocates its narrow-phase buffer
 def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
                        cont_out):
     """Q += all applied forces; returns the spring potential energy (J).

@@ -16,7 +16,7 @@ from .model_arrays import PLANAR, POINT_MASS
 from .rotation import quat_to_matrix
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def eval_body_frames(m, q, qd, r, A, v, w):
     """CM position r, rotation A, CM velocity v and angular velocity w (world) of every body."""
     dim = m.dim
@@ -57,7 +57,7 @@ def eval_body_frames(m, q, qd, r, A, v, w):
             w[b, 2] = 2.0 * (-e3 * d0 - e2 * d1 + e1 * d2 + e0 * d3)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def eval_marker_frames(m, r, A, v, w, o, R, vo, wm):
     """Marker origin o, axes R (columns x, y, z), origin velocity vo and angular velocity wm (world)."""
     for k in range(m.marker_body.shape[0]):
@@ -89,7 +89,7 @@ def eval_marker_frames(m, r, A, v, w, o, R, vo, wm):
                     + A[b, i, 2] * m.marker_rot[k, 2, j]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def twist_row_to_q(m, b, q, jv0, jv1, jv2, jw0, jw1, jw2, out, off):
     """Write the coordinate-space row of twist-space row (jv, jw) of body b into out[off:off+n_q(b)]."""
     kind = m.body_kind[b]
@@ -114,7 +114,7 @@ def twist_row_to_q(m, b, q, jv0, jv1, jv2, jw0, jw1, jw2, out, off):
         out[off + 6] = 2.0 * (jw0 * e2 - jw1 * e1 + jw2 * e0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_wrench(m, b, q, F0, F1, F2, n0, n1, n2, scale, Q):
     """Q += scale * (generalized force of a wrench: force F at the CM of body b and torque n, world)."""
     a = m.body_q_adr[b]
@@ -139,7 +139,7 @@ def add_wrench(m, b, q, F0, F1, F2, n0, n1, n2, scale, Q):
         Q[a + 6] += scale * 2.0 * (n0 * e2 - n1 * e1 + n2 * e0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def body_accelerations(m, q, qd, qdd, acc, alpha):
     """CM acceleration acc and angular acceleration alpha (world) of every body from qdd.
     For rigid bodies alpha = 2 E(p) p'' exactly, because E(p') p' = 0."""

@@ -21,7 +21,7 @@ from .model_arrays import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _interval(par, adr, n, t):
     """Index k of the interval [t_k, t_k+1] holding t (t inside the table), by bisection."""
     lo = 0
@@ -35,7 +35,7 @@ def _interval(par, adr, n, t):
     return lo
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def eval_time_function(fn_type, fn_adr, fn_len, fn_par, k, t):
     """(f, f', f'') of time function ``k`` at time t (s); k < 0 gives zeros."""
     if k < 0:
@@ -110,7 +110,7 @@ def eval_time_function(fn_type, fn_adr, fn_len, fn_par, k, t):
     return 0.0, 0.0, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def eval_curve(curve_par, adr, n, x):
     """(y, dy/dx, integral of y from 0 to x) of a piecewise-linear curve with linear extrapolation."""
     xs0 = curve_par[adr]
@@ -128,7 +128,7 @@ def eval_curve(curve_par, adr, n, x):
     return y, slope, _curve_antiderivative(curve_par, adr, n, x) - _curve_antiderivative(curve_par, adr, n, 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _curve_antiderivative(curve_par, adr, n, x):
     """Integral of the extrapolated curve from x_0 to x."""
     total = 0.0

@@ -51,7 +51,6 @@ from numba import njit
 
 from .constraints import eval_constraint_rows
 from .linalg import env_cholesky, env_solve_permuted
-from .mass import gravity_potential, kinetic_energy
 from .model_arrays import ModelArrays
 from .system import (
     VARIANT_CONSERVATIVE,
@@ -61,12 +60,12 @@ from .system import (
     eval_frames_ws,
     fd_force_jacobian,
     force_variant,
-    jac_residual,
     jac_t_times,
     jac_times,
     mass_blocks,
     mass_times,
     powers,
+    step_report,
     total_forces_ws,
 )
 
@@ -123,7 +122,7 @@ def galpha_parameters(rho):
     return am, af, gam, beta
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def project(m, jac, target, c, first, ptr, val, pos, work, y, rhs, x):
     """Mass-orthogonal projection in correction form: x += T^-1 c Phi_q^T (target - Phi_q x), with T = M + c
     Phi_q^T Phi_q already factorised (envelope storage); ``y`` (n_rows) and ``rhs`` (n_q) are scratch."""
@@ -332,7 +331,12 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             zs[k] = zn[k]
 
         # reports
-        p_diss1, p_in1 = powers(m, mx, md, mc, t1, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu2, noncons)
+        if noncons:
+            p_diss1, p_in1 = powers(m, mx, md, mc, t1, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu2, noncons)
+        else:                           # conservative: only the drivers' power, without passing four models
+            p_diss1, p_in1 = 0.0, 0.0
+            for k in range(nr):
+                p_in1 -= lam[k] * nu2[k]
         sc[SC_W_DISS] += 0.5 * h * (p_diss0 + p_diss1)
         sc[SC_W_IN] += 0.5 * h * (p_in0 + p_in1)
         p_diss0 = p_diss1
@@ -347,10 +351,11 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 res_pos = abs(phi2[k])
         rep[step, REP_ITER] = iters
         rep[step, REP_PHI] = res_pos
-        rep[step, REP_VEL] = jac_residual(m, jac2, qd, nu2)
-        rep[step, REP_ACC] = jac_residual(m, jac2, qdd, gamma2)
-        rep[step, REP_KIN] = kinetic_energy(m, q, qd)
-        rep[step, REP_POT] = gravity_potential(m, q) + V_s
+        res_vel, res_acc, e_kin, e_pot = step_report(m, q, qd, qdd, jac2, nu2, gamma2)
+        rep[step, REP_VEL] = res_vel
+        rep[step, REP_ACC] = res_acc
+        rep[step, REP_KIN] = e_kin
+        rep[step, REP_POT] = e_pot + V_s
         rep[step, REP_DISS] = sc[SC_W_DISS]
         rep[step, REP_IN] = sc[SC_W_IN]
         if record:

@@ -12,7 +12,7 @@ from numba import njit
 from .model_arrays import PLANAR, POINT_MASS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _rigid_pp_block(J, e0, e1, e2, e3, out, a):
     # G(p) rows
     G = ((-e1, e0, e3, -e2), (-e2, -e3, e0, e1), (-e3, e2, -e1, e0))
@@ -25,7 +25,7 @@ def _rigid_pp_block(J, e0, e1, e2, e3, out, a):
             out[a + r, a + c] = 4.0 * s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def eval_mass(m, q, M):
     """Dense generalized mass matrix M(q) (n_q x n_q) into ``M``."""
     M[:, :] = 0.0
@@ -46,7 +46,7 @@ def eval_mass(m, q, M):
             _rigid_pp_block(m.body_inertia[b], q[a + 3], q[a + 4], q[a + 5], q[a + 6], M, a + 3)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_inertia_forces(m, q, qd, Q):
     """Q += velocity-dependent inertia forces (rigid bodies: -4 G(p')^T Jbar wbar)."""
     for b in range(m.body_kind.shape[0]):
@@ -69,7 +69,7 @@ def add_inertia_forces(m, q, qd, Q):
         Q[a + 3] += -4.0 * (-d2 * h0 + d1 * h1 + d0 * h2)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def kinetic_energy(m, q, qd):
     """T = sum 1/2 m v^2 + 1/2 wbar^T Jbar wbar (J)."""
     T = 0.0
@@ -97,7 +97,7 @@ def kinetic_energy(m, q, qd):
     return T
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gravity_potential(m, q):
     """V_g = -sum m g . r_cm (J)."""
     V = 0.0

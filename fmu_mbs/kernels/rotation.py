@@ -37,7 +37,7 @@ def wxwxs(w, s):
     return cross_v(w, cross_v(w, s))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def quat_to_matrix(p, out):
     """Rotation matrix A(p/|p|) of Euler parameters p = [w, x, y, z] into ``out`` (3x3)."""
     n = math.sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3])
