@@ -600,7 +600,8 @@ def table(rows: list[dict]) -> str:
                   f"{r['ratio']:.2f} ({r['ratio_wall']:.2f})", f"{e['newton_per_step']:.2f}", f"{e['accuracy']:.2e}")
         lines.append(f"| {r['case']} | {r['h'] * 1e3:g} | {r['t_end']:g} | {f['cpu_per_s'] * 1e3:.1f} "
                      f"({f['wall_per_s'] * 1e3:.1f}) | {ex[0]} | "
-                     f"{ex[1]} | {f['newton_per_step']:.2f} / {ex[2]} | {r['measure']} | {f['accuracy']:.2e} | "
+                     f"{ex[1]} | {f['newton_per_step']:.2f} / {ex[2]} | {r['measure'].replace('|', chr(92) + '|')} | "
+                     f"{f['accuracy']:.2e} | "
                      f"{ex[3]} | {_equal(r)} |")
     return "\n".join(lines)
 
