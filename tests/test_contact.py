@@ -80,10 +80,12 @@ def test_hertz_impact_duration_peak_force_and_elastic_rebound():
 
 
 @pytest.mark.parametrize("law, e, documented", [("lankarani_nikravesh", 0.9, 0.02), ("lankarani_nikravesh", 0.95, 0.01),
-                                                ("flores", 0.5, 0.05), ("flores", 0.9, 0.01)])
+                                                ("flores", 0.5, 0.05), ("flores", 0.9, 0.01),
+                                                ("hunt_crossley", 0.9, 0.01)])
 def test_rebound_reproduces_the_restitution_coefficient(law, e, documented):
-    """LN (seed 001 P3 eq. 20) is accurate for e near 1, Flores for all e: rebound speed / impact speed within the
-    stated accuracy of e, and equal to the one-dof impact integrated by scipy (the kernel solves the same law)."""
+    """LN (seed 001 P3 eq. 20) and Hunt-Crossley are accurate for e near 1, Flores for all e: rebound speed / impact
+    speed within the stated accuracy of e, and equal to the one-dof impact integrated by scipy (the kernel solves
+    the same law)."""
     _, tr = _run(_ball_model(law, e))
     rebound = tr.qd[-1, 2] / V0
     assert abs(rebound - e) < documented
@@ -122,6 +124,25 @@ def test_energy_balance_closes_for_a_bouncing_ball_with_damping():
     total = i["energy_kinetic"] + i["energy_potential"] + i["energy_dissipated"] - i["energy_input"]
     assert i["energy_dissipated"][-1] > 0.3 * M * 9.81 * 0.2        # several bounces lost most of the drop energy
     assert np.abs(total - total[0]).max() < 1e-3 * M * 9.81 * 0.2
+
+
+def test_table_law_hysteresis_and_permanent_set():
+    """Loading along f = k d, unloading along the steeper k_u line through the largest depth: the ball keeps
+    (1/2 m v0^2) k / k_u of its energy, so it rebounds at v0 sqrt(k / k_u), and the floor keeps a permanent set
+    d_m (1 - k / k_u) while the force unloads (energy: 1/2 m v0^2 = 1/2 k d_m^2)."""
+    k, k_u = 1e5, 4e5
+    model = _ball_model("table", loading_curve=[[0.0, 0.0], [0.01, k * 0.01]],
+                        unloading_curve=[[0.0, 0.0], [0.01, k_u * 0.01]])
+    cm, tr = _run(model, t_end=0.02, h=1e-5)
+    names, ch = _contact_channels(cm, tr)
+    d_m = V0 * math.sqrt(M / k)
+    assert ch[:, names.index("impact.depth")].max() == pytest.approx(d_m, rel=1e-3)
+    assert tr.qd[-1, 2] / V0 == pytest.approx(math.sqrt(k / k_u), rel=1e-3)
+    fn, depth = ch[:, names.index("impact.fn")], ch[:, names.index("impact.depth")]
+    last = np.flatnonzero(fn > 0.0)[-1]
+    assert depth[last] == pytest.approx(d_m * (1.0 - k / k_u), rel=2e-2)   # force vanishes at the permanent set
+    i = tr.info
+    assert i["energy_dissipated"][-1] == pytest.approx(0.5 * M * V0 ** 2 * (1.0 - k / k_u), rel=2e-3)
 
 
 def test_linear_law_has_no_force_jump_at_first_touch():

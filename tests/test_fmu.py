@@ -302,3 +302,41 @@ def test_every_catalogue_fmu_reproduces_the_library_run(fmus, name):
     # solver.iterations/residual may differ: the library sums iterations over an output interval
     keep = [k for k, n in enumerate(names) if not n.startswith("solver.")]
     assert np.max(np.abs(got[:, keep] - ref[:, keep]) / scale[keep]) < 1e-9
+
+
+def test_contact_fmus_expose_their_parameters_and_output_contact_forces(fmus):
+    """bouncing_ball with e = 0.5 set through the FMU equals the library model with e = 0.5 built in; the block on
+    the 20 deg incline slides with g (sin a - mu cos a) once mu = 0.2 is set (it sticks with the default 0.5)."""
+    from fmu_mbs.model import ModelBuilder
+
+    names = ["centre.r[3]", "impact.fn", "impact.ft[1]", "impact.depth"]
+    b = ModelBuilder.from_model(load_model(MODELS / "bouncing_ball.json"))
+    b.set_value("impact", "restitution", 0.5)
+    cm = compile_model(b.build())
+    lib = simulate(cm, 1.0, 1e-3, output_step=0.01)
+    chan = ChannelEvaluator(cm)
+    ref = np.array([chan(t, q, qd, qdd, lam, z=z)[[chan.names.index(n) for n in names]]
+                    for t, q, qd, qdd, lam, z in zip(lib.t, lib.q, lib.qd, lib.qdd, lib.lam, lib.z)])
+    s = Slave(fmus["bouncing_ball"], "e05").start(**{"impact.restitution": 0.5})
+    got = [s.get(*names)]
+    for _ in range(100):
+        s.step(0.01)
+        got.append(s.get(*names))
+    s.close()
+    assert np.abs(np.array(got) - ref).max() < 1e-9 * max(1.0, np.abs(ref).max())
+    assert ref[:, 1].max() > 100.0 and ref[:, 3].max() > 0.0            # it hit the floor within the second
+
+    a, mu = math.radians(20.0), 0.2
+    s = Slave(fmus["block_on_incline"], "slide").start(**{"sliding.mu": mu})
+    v = []
+    for _ in range(50):
+        s.step(0.01)
+        v.append(s.get("cm.v[1]")[0])
+    s.close()
+    assert (v[-1] - v[19]) / 0.3 == pytest.approx(9.81 * (math.sin(a) - mu * math.cos(a)), rel=2e-3)
+    stuck = Slave(fmus["block_on_incline"], "stick").start()
+    for _ in range(50):
+        stuck.step(0.01)
+    assert abs(stuck.get("cm.v[1]")[0]) < 1e-6
+    assert stuck.get("sliding.fn")[0] == pytest.approx(9.81 * math.cos(a), rel=1e-4)
+    stuck.close()

@@ -232,6 +232,8 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         err_min = math.inf
         iters = 0
         V_s = 0.0
+        relax = 1.0
+        err_prev = math.inf
         for it in range(max_iter):
             if use_fd and it >= 2:
                 # a stalled step: the force law changed regime since the predictor (contact, friction ramp), so
@@ -282,8 +284,18 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 if err > accept_tol:
                     status = NOT_CONVERGED
                 break
+            if use_fd and it >= 2:
+                # a correction reversing the previous one without shrinking: Newton cycles across a kink of the
+                # force law (friction saturation); halve the steps from here on (rhs holds the previous one)
+                turn = 0.0
+                for i in range(n):
+                    turn += dq[i] * rhs[i]
+                if turn < 0.0 and err > 0.5 * err_prev:
+                    relax *= 0.5
+            err_prev = err
             for i in range(n):
-                q[i] += dq[i]
+                rhs[i] = dq[i]
+                q[i] += relax * dq[i]
                 d = q[i] - q0[i]
                 qd[i] = b1 * d + cv1 * qd0[i] + cv2 * acc[i]
                 qdd[i] = ka * d + kv * qd0[i] + kaa * acc[i] + kq * qdd0[i]

@@ -85,7 +85,7 @@ _DESCRIPTIONS = {
 class Channel:
     """One named scalar: ``element.quantity[index]`` (index 1-based; 0 for a scalar quantity).
     ``kind`` is the element family: marker, joint, driver, spring_damper, rotational_spring_damper,
-    bushing, actuator, energy or solver."""
+    bushing, actuator, contact, energy or solver."""
 
     name: str
     unit: str
