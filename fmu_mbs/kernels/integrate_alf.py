@@ -234,11 +234,12 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         V_s = 0.0
         relax = 1.0
         err_prev = math.inf
+        err_prev2 = math.inf
         for it in range(max_iter):
-            if use_fd and it >= 2:
-                # a stalled step: the force law changed regime since the predictor (contact, friction ramp), so
-                # the tangent there is wrong (a stale tangent across a kink cycles): refresh it at every iterate
-                # from here on (normal steps converge in 2 iterations and never get here)
+            if use_fd and it >= 2 and err_prev > 0.9 * err_prev2:
+                # a stalled step (the last correction did not shrink): the force law changed regime since the
+                # predictor (contact, friction ramp), so the tangent there is wrong and a stale tangent across a
+                # kink cycles: refresh it at the iterate (converging steps keep the predictor's tangent)
                 fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps, colors,
                                   n_colors, adj_ptr, adj_idx, dlt)
             V_s = total_forces_ws(m, mx, t1, q, qd, fr, u, h, zs, zn, Q, fo)
@@ -290,8 +291,9 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 turn = 0.0
                 for i in range(n):
                     turn += dq[i] * rhs[i]
-                if turn < 0.0 and err > 0.5 * err_prev:
+                if turn < 0.0 and err > 0.9 * err_prev:
                     relax *= 0.5
+            err_prev2 = err_prev
             err_prev = err
             for i in range(n):
                 rhs[i] = dq[i]
