@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..kernels import contact as kc
-from ..kernels.contact_geometry_basic import MAX_POINTS, N_SHAPE_PARAMS, pair_supported
+from ..kernels.contact_geometry import MAX_POINTS, N_SHAPE_PARAMS, pair_supported
 from ..model.elements import GROUND, Contact, Model
 from ..model.validate_contact import CURVED_KINDS
 from .functions import FunctionPool

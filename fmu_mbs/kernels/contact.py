@@ -32,7 +32,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .contact_geometry_basic import MAX_POINTS, collide
+from .contact_geometry import MAX_POINTS, collide
 from .frames import add_wrench
 from .functions import eval_curve
 
