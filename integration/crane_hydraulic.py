@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -32,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
+import crane_pd_demo  # noqa: E402
 from build_partners import build_partner  # noqa: E402
 
 from fmu_mbs.adapters.fmu_build import build_fmu  # noqa: E402
@@ -50,17 +50,8 @@ RECORD = ("crane.boom_hinge.s", "crane.boom_hinge.sd", "crane.hook.r[1]", "crane
 
 
 def holding_force(model: Path = MODEL) -> float:
-    """Cylinder force (N) holding the crane at rest, from fmu-mbs statics (crane_pd_demo.holding_force), computed
-    in a child process: fmu-mbs's own numba kernels loaded next to an FMU's vendored copy of them make the FMU's
-    kernel dispatch about 10x slower (measured 13 ms instead of 1.3 ms per crane step), so the process that runs
-    the FMUs never loads them."""
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
-            "from crane_pd_demo import holding_force; print(repr(holding_force(Path(sys.argv[2]))))")
-    proc = subprocess.run([sys.executable, "-c", code, str(HERE), str(model)], capture_output=True, text=True,
-                          timeout=600)
-    if proc.returncode != 0:
-        raise RuntimeError(f"statics of {model} failed:\n{proc.stderr[-3000:]}")
-    return float(proc.stdout.strip().splitlines()[-1])
+    """Cylinder force (N) holding the crane at rest, from fmu-mbs statics (crane_pd_demo.holding_force)."""
+    return crane_pd_demo.holding_force(model)
 
 
 def areas() -> tuple[float, float]:

@@ -17,7 +17,7 @@ from .constraints import angle_about_z
 from .contact import add_contact_forces
 from .frames import add_wrench
 from .functions import eval_curve, eval_time_function
-from .hydraulics import HP_L_RETRACTED, advance_states, cylinder_force, flows
+from .hydraulics import HP_L_RETRACTED, advance_states, cylinder_force
 from .rotation import cross_v, dot_v
 
 
@@ -249,7 +249,7 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
             uref += u[m.hyd_input_adr[k]]
         a = m.hyd_z_adr[k]
         x = l - par[HP_L_RETRACTED]
-        advance_states(par, zs, a, x, ld, uref, h, zn)
+        q1, q2 = advance_states(par, zs, a, x, ld, uref, h, zn)
         f = cylinder_force(par, zn[a], zn[a + 1], x, ld)
         _point_force(m, mj, q, r, o, f * e[0], f * e[1], f * e[2], 1.0, Q)
         _point_force(m, mi, q, r, o, f * e[0], f * e[1], f * e[2], -1.0, Q)
@@ -259,7 +259,6 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
         hyd_out[k, 3] = zn[a]
         hyd_out[k, 4] = zn[a + 1]
         hyd_out[k, 5] = zn[a + 2]
-        q1, _, q2, _ = flows(par, zn[a], zn[a + 1], zn[a + 2])
         hyd_out[k, 6] = q1
         hyd_out[k, 7] = q2
     V += add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)

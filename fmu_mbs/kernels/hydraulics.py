@@ -106,7 +106,8 @@ def cylinder_force(par, p1, p2, x, xd):
 def advance_states(par, zs, a, x, xd, uref, h, zn):
     """Candidate states zn[a:a+6] at piston position x (m), speed xd (m/s) and valve reference uref after a step h
     (s) from the committed zs[a:a+6] (trapezoidal rule; implicit Euler when the start rates are unknown; h = 0:
-    the committed pressures and spool with their rates here). Returns False if the local Newton iteration fails."""
+    the committed pressures and spool with their rates here). Returns the valve flows (Q1, Q2) (m^3/s) at the new
+    state; if the local Newton iteration fails, p1 is NaN, so the force is NaN and the integrator rejects the step."""
     k1, k2 = chambers(par, x)
     ur = min(1.0, max(-1.0, uref))
     tau = par[HP_TAU]
@@ -115,7 +116,6 @@ def advance_states(par, zs, a, x, xd, uref, h, zn):
     p1 = zs[a]
     p2 = zs[a + 1]
     U = zs[a + 2]
-    ok = True
     if h > 0.0:
         r1, r2, r3 = zs[a + 3], zs[a + 4], zs[a + 5]
         th = 0.5
@@ -142,7 +142,7 @@ def advance_states(par, zs, a, x, xd, uref, h, zn):
                 break
         p1, p2, U = x1, x2, U1
         if not ok:
-            p1 = math.nan            # makes the force NaN: the integrator rejects the step
+            p1 = math.nan
     q1, _, q2, _ = flows(par, p1, p2, U)
     zn[a] = p1
     zn[a + 1] = p2
@@ -150,4 +150,4 @@ def advance_states(par, zs, a, x, xd, uref, h, zn):
     zn[a + 3] = k1 * (q1 - a1 * xd)
     zn[a + 4] = k2 * (a2 * xd - q2)
     zn[a + 5] = (ur - U) / tau
-    return ok
+    return q1, q2
