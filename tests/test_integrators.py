@@ -369,3 +369,7 @@ def test_simulate_interface():
         simulate(cm, 1.0, 1e-3, integrator="rk4")
     with pytest.raises(ValueError, match="max_iter"):
         simulate(cm, 1.0, 1e-3, max_iter=1)
+    with pytest.raises(AnalysisError, match="'reference' does not take option.*rho_inf"):
+        simulate(cm, 1.0, 1e-3, integrator="reference", rho_inf=0.5)
+    with pytest.raises(AnalysisError, match="'galpha' does not take option.*tolerance.*max_halvings"):
+        simulate(cm, 1.0, 1e-3, integrator="galpha", tolerance=1e-9)     # the option is called tol

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 
@@ -44,6 +45,24 @@ def _initial_info(cm: CompiledModel, a: AssemblyResult) -> dict[str, float]:
             "energy_dissipated": 0.0, "energy_input": 0.0}
 
 
+def _check_options(integrator: str, target: Callable, options: dict) -> None:
+    """AnalysisError naming the options that ``integrator`` does not take (not a TypeError deep inside). A
+    class that forwards ``**options`` to its base takes the base's options too."""
+    funcs = [c.__init__ for c in target.__mro__ if "__init__" in vars(c)] if inspect.isclass(target) else [target]
+    taken: list[str] = []
+    for f in funcs:
+        params = inspect.signature(f).parameters
+        taken += [n for n, p in params.items() if n not in taken and p.kind in (
+            inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+            and n not in ("self", "cm", "step", "initial", "t_out", "progress")]
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            break
+    unknown = sorted(set(options) - set(taken))
+    if unknown:
+        raise AnalysisError(f"simulate: integrator '{integrator}' does not take option(s) {', '.join(unknown)} "
+                            f"(it takes: {', '.join(taken)})")
+
+
 def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "alf",
              progress: Callable[[float], None] | None = None, t_start: float = 0.0,
              output_step: float | None = None, initial: AssemblyResult | None = None, **options) -> Trajectory:
@@ -70,6 +89,8 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
     if integrator == "alf" and options.get("rho_inf", 1.0) != 1.0:
         raise AnalysisError(f"simulate: integrator 'alf' is the trapezoidal rule (rho_inf = 1); use "
                             f"integrator='galpha' for rho_inf = {options['rho_inf']}")
+    target = integrate_reference if integrator == "reference" else STEPPERS[integrator]
+    _check_options(integrator, target, options)
     if integrator == "reference":
         return integrate_reference(cm, t_out, initial, progress=progress, **options)
 
