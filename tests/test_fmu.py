@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fmpy import extract, read_model_description, simulate_fmu
+from fmpy import read_model_description, simulate_fmu
 from fmpy.fmi1 import FMICallException
 from scipy.integrate import solve_ivp
 
@@ -21,7 +21,7 @@ from fmu_mbs.compiler import compile_model
 from fmu_mbs.model import load_model
 from fmu_mbs.model.names import channel_names
 
-from fmu_harness import LoggedSlave
+from fmu_harness import Slave, replays_from_saved_state
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 CATALOGUE = sorted(p.stem for p in MODELS.glob("*.json"))
@@ -31,32 +31,6 @@ CATALOGUE = sorted(p.stem for p in MODELS.glob("*.json"))
 def fmus(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist")
     return {name: build_fmu(MODELS / f"{name}.json", out) for name in CATALOGUE}
-
-
-class Slave(LoggedSlave):
-    """The shared harness (tests/fmu_harness.py) on a fresh extraction, with its own clock."""
-
-    def __init__(self, path: Path, name: str = "inst"):
-        super().__init__(extract(str(path)), name)
-        self.t = 0.0
-
-    def start(self, **values):
-        self.fmu.setupExperiment(startTime=0.0)
-        self.fmu.enterInitializationMode()
-        for name, value in values.items():
-            if isinstance(value, int):
-                self.fmu.setInteger([self.vr[name]], [value])
-            else:
-                self.fmu.setReal([self.vr[name]], [value])
-        self.fmu.exitInitializationMode()
-        return self
-
-    def get(self, *names):
-        return np.array(self.fmu.getReal([self.vr[n] for n in names]))
-
-    def step(self, h):
-        self.fmu.doStep(currentCommunicationPoint=self.t, communicationStepSize=h)
-        self.t += h
 
 
 @pytest.mark.parametrize("name", CATALOGUE)
@@ -126,25 +100,8 @@ def test_rollback_and_serialized_state_replay_bit_for_bit(fmus):
     for _ in range(30):
         s.set("crank.T[3]", _torque(s.t))
         s.step(0.01)
-    state = s.fmu.getFMUstate()
-    blob = s.fmu.serializeFMUstate(state)
-    t0 = s.t
-
-    def replay():
-        s.t = t0
-        out = []
-        for _ in range(10):
-            s.set("crank.T[3]", _torque(s.t) + 3.0)
-            s.step(0.01)
-            out.append(s.get(*watch))
-        return np.array(out)
-
-    first = replay()
-    s.fmu.setFMUstate(state)
-    second = replay()
-    s.fmu.setFMUstate(s.fmu.deSerializeFMUstate(blob))
-    third = replay()
-    s.fmu.freeFMUstate(state)
+    first, second, third = replays_from_saved_state(
+        s, watch, 10, 0.01, before_step=lambda s: s.set("crank.T[3]", _torque(s.t) + 3.0))
     s.close()
     assert np.array_equal(first, second) and np.array_equal(first, third)
 

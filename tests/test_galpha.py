@@ -374,7 +374,8 @@ def test_fmu_generalized_alpha_matches_the_library(fmus):
 
 def test_fmu_rho_inf_is_checked_and_the_state_holds_the_pseudo_accelerations(fmus):
     from fmpy.fmi1 import FMICallException
-    from test_fmu import Slave
+
+    from fmu_harness import Slave, replays_from_saved_state
     bad = Slave(fmus["double_pendulum"], "bad_rho").start(**{"solver.integrator": 1, "solver.rho_inf": 1.5})
     assert any("solver.rho_inf must be in [0, 1], got 1.5" in m for m in bad.log)
     with pytest.raises(FMICallException, match="status 2"):
@@ -384,31 +385,16 @@ def test_fmu_rho_inf_is_checked_and_the_state_holds_the_pseudo_accelerations(fmu
     watch = ["P2.r[1]", "P2.v[2]", "energy.total"]
     for _ in range(20):
         s.step(0.01)
-    state = s.fmu.getFMUstate()
-    blob = s.fmu.serializeFMUstate(state)
-    t0 = s.t
-
-    def replay():
-        s.t = t0
-        out = []
-        for _ in range(10):
-            s.step(0.01)
-            out.append(s.get(*watch))
-        return np.array(out)
-
-    first = replay()
-    s.fmu.setFMUstate(s.fmu.deSerializeFMUstate(blob))
-    second = replay()
-    s.fmu.freeFMUstate(state)
+    first, second, third = replays_from_saved_state(s, watch, 10, 0.01)
     s.close()
-    assert np.array_equal(first, second)
+    assert np.array_equal(first, second) and np.array_equal(first, third)
 
 
 def test_fmu_retries_a_failing_substep_before_discarding(fmus):
     """The pendulum whirling at 20 rad/s with solver.h = 0.05 s (1 rad per step): the ALF Newton iteration does
     not converge in the second step; the FMU redoes it with halved steps, logs it and matches the library (which
     retries the same way)."""
-    from test_fmu import Slave
+    from fmu_harness import Slave
     cm = compile_model(fmus["fast_model"])
     with pytest.raises(ConvergenceError, match="Newton did not converge"):
         simulate(cm, 0.5, 0.05, max_halvings=0)
