@@ -146,7 +146,7 @@ def channel_values(m, ms, t, q, qd, qdd, lam, u, zs, zn, Q, cw, ws, mw, fo, plan
     for d in range(driver_rows.shape[0]):
         raw[off[4] + d] = -lam[driver_rows[d]]
     k = 5
-    for arr in (tsda, rsda, bush, act, hyd, cont):
+    for arr in fo:                                  # every element output block, in the order of fo
         n = arr.shape[1]
         for e in range(arr.shape[0]):
             for i in range(n):
