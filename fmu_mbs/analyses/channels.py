@@ -19,7 +19,16 @@ from ..kernels.constraints import eval_constraints
 from ..kernels.frames import body_accelerations
 from ..kernels.hydraulics import N_HYD_OUT
 from ..kernels.model_arrays import MAX_ROW_COLS, PLANAR, RIGID, ROW_ANGLE
-from ..model.elements import Actuator, Bushing, Contact, HydraulicCylinder, RotationalSpringDamper, SpringDamper
+from ..kernels.passive_cylinder import N_PC_OUT
+from ..model.elements import (
+    Actuator,
+    Bushing,
+    Contact,
+    HydraulicCylinder,
+    PassiveCylinder,
+    RotationalSpringDamper,
+    SpringDamper,
+)
 from ..model.names import HYDRAULIC_OUTPUTS, Channel, channels
 from .evaluate import Evaluator
 from .reactions import driver_efforts, joint_reactions
@@ -60,6 +69,7 @@ class ChannelEvaluator:
         self._act = [f.name for f in model.forces if isinstance(f, Actuator)]
         self._hyd = [f.name for f in model.forces if isinstance(f, HydraulicCylinder)]
         self._cont = [f.name for f in model.forces if isinstance(f, Contact)]
+        self._pc = [f.name for f in model.forces if isinstance(f, PassiveCylinder)]
         self._joints = [j.name for j in model.joints]
         self._drivers = [d.name for d in model.drivers]
 
@@ -67,7 +77,8 @@ class ChannelEvaluator:
         sizes = [("marker", 16 * nm), ("s", nmeas), ("sd", nmeas), ("reaction", 6 * len(self._joints)),
                  ("driver", len(self._drivers)), ("tsda", 3 * len(self._tsda)), ("rsda", 3 * len(self._rsda)),
                  ("bush", 6 * len(self._bush)), ("act", 3 * len(self._act)),
-                 ("hyd", N_HYD_OUT * len(self._hyd)), ("cont", 5 * len(self._cont)), ("energy", 3), ("solver", 2)]
+                 ("hyd", N_HYD_OUT * len(self._hyd)), ("cont", 5 * len(self._cont)), ("energy", 3), ("solver", 2),
+                 ("pc", N_PC_OUT * len(self._pc))]
         self._raw = np.zeros(sum(n for _, n in sizes))
         self._off: dict[str, int] = {}
         pos = 0
@@ -117,6 +128,9 @@ class ChannelEvaluator:
                     + [q for q, _ in HYDRAULIC_OUTPUTS].index(c.quantity))
         if c.kind == "contact":
             return self._off["cont"] + 5 * self._cont.index(c.element) + {"fn": 0, "ft": 1 + k, "depth": 4}[c.quantity]
+        if c.kind == "passive_cylinder":
+            return (self._off["pc"] + N_PC_OUT * self._pc.index(c.element)
+                    + {"length": 0, "speed": 1, "force": 2, "fi": 3 + k, "fj": 6 + k, "ti": 9 + k}[c.quantity])
         if c.kind == "energy":
             return self._off["energy"] + ("kinetic", "potential", "total").index(c.quantity)
         return self._off["solver"] + ("iterations", "residual").index(c.quantity)
@@ -160,6 +174,15 @@ class ChannelEvaluator:
         self._block("act", ev.act_out.shape)[:] = ev.act_out
         self._block("hyd", ev.hyd_out.shape)[:] = ev.hyd_out
         self._block("cont", ev.cont_out.shape)[:] = ev.cont_out
+        pc = self._block("pc", ev.pc_out.shape)
+        pc[:] = ev.pc_out
+        for k, row in enumerate(self.cm.arrays.pc_row):
+            if row >= 0:   # stroke-driven: the drive is the distance row's force -lam d on marker_j (ROW_D)
+                f = -float(lam[row]) * pc[k, 0]
+                e = (ev.o[self.cm.arrays.pc_mj[k]] - ev.o[self.cm.arrays.pc_mi[k]]) / pc[k, 0]
+                pc[k, 2] = f
+                pc[k, 3:6] -= f * e
+                pc[k, 6:9] += f * e
         kinetic = ev.kinetic_energy(q, qd)
         potential = ev.gravity_energy(q) + ev.spring_energy
         self._block("energy", (3,))[:] = (kinetic, potential, kinetic + potential)
