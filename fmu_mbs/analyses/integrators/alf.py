@@ -267,7 +267,7 @@ class ALFIntegrator:
         self.lam = np.array(initial.lam, dtype=float)
         self.u = np.zeros(cm.n_inputs)
         self.zs = np.array(m.z0, dtype=float)   # committed element states (model_arrays)
-        if len(m.pc_mi):                        # passive cylinders start from the accelerations of the initial solve
+        if len(m.pc_mi):                        # passive cylinders: end accelerations of the initial solve
             ev.forces(initial.t, initial.q, initial.qd)
             store_end_accelerations(m, initial.q, initial.qdd, ev.r, ev.w, ev.o, self.zs)
         self.lam_star = self.lam.copy()       # augmented Lagrangian multipliers (trapezoidal scheme)
