@@ -334,8 +334,9 @@ def test_fmu_with_force_input_matches_the_library_and_replays_bit_for_bit(tmp_pa
     previous-step accelerations included."""
     from fmpy import extract
 
-    from fmu_harness import LoggedSlave
     from fmu_mbs.adapters.fmu_build import build_fmu
+
+    from fmu_harness import LoggedSlave
 
     s = LoggedSlave(extract(str(build_fmu(passive_crane(force=0.0).build(), tmp_path))), "passive")
     s.fmu.setupExperiment(startTime=0.0)
