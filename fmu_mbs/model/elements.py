@@ -254,7 +254,9 @@ class PassiveCylinder:
     Drive: ``force`` f(t) plus the input ``<name>.f`` (N, positive extends), or ``stroke`` d(t) (m; a
     distance constraint between the origins, whose multiplier is the drive force; a constant gives a rigid
     link). Part centres of mass lie on the line, at ``cylinder_cm`` from marker_i and ``rod_cm`` from
-    marker_j; inertias are about the part's CM: transverse (any axis normal to the line) and axial."""
+    marker_j; inertias are about the part's CM: transverse (any axis normal to the line) and axial. The parts'
+    energy is not in the system's: the element's work on the bodies counts as energy input (as an actuator's).
+    The first step uses the end accelerations of the initial solve."""
 
     name: str
     marker_i: str
