@@ -103,8 +103,8 @@ def solve_dynamics(ev: Evaluator, t: float, q: np.ndarray, qd: np.ndarray,
     return qdd, lam
 
 
-def _passive_fixed_point(ev: Evaluator, t: float, q: np.ndarray, qd: np.ndarray, rows: np.ndarray, qdd: np.ndarray,
-                         lam: np.ndarray, max_iter: int = 20) -> tuple[np.ndarray, np.ndarray]:
+def passive_consistent_dynamics(ev: Evaluator, t: float, q: np.ndarray, qd: np.ndarray, rows: np.ndarray,
+                                qdd: np.ndarray, lam: np.ndarray, max_iter: int = 20) -> tuple[np.ndarray, np.ndarray]:
     """Accelerations consistent with the inertia of passive cylinders (kernels.passive_cylinder), whose loads use
     stored end accelerations: store those of qdd, solve again, until qdd settles (a contraction when the parts
     are light against the bodies they hang on). Leaves the stored accelerations in ``ev.zs``."""
@@ -135,7 +135,7 @@ def assemble(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, qd:
     dof = cm.n_q - len(rows)
     qdd, lam = solve_dynamics(ev, t, q_a, qd_a, rows)
     if len(cm.arrays.pc_mi):
-        qdd, lam = _passive_fixed_point(ev, t, q_a, qd_a, rows, qdd, lam)
+        qdd, lam = passive_consistent_dynamics(ev, t, q_a, qd_a, rows, qdd, lam)
     return AssemblyResult(t=t, q=q_a, qd=qd_a, qdd=qdd, lam=lam, dof=dof,
                           redundant=[cm.row_label[i] for i in redundant], iterations=iters,
                           residual=float(np.max(np.abs(ev.phi))) if cm.n_rows else 0.0)
