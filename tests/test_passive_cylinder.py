@@ -119,6 +119,33 @@ def test_stroke_drive_gives_the_drive_force_and_reactions_of_a_driven_prismatic_
     assert np.allclose(fj, pin, rtol=1e-6, atol=1e-6 * np.max(np.abs(pin)))
 
 
+def test_inverse_dynamics_of_a_stroke_driven_boom_equals_the_driven_loop():
+    """Inverse dynamics knows the accelerations, so the element's inertia is exact there: the drive force of the
+    stroke-driven crane (payload removed: fully driven) equals the driver effort of the explicit loop."""
+    from fmu_mbs.analyses.inverse import inverse_dynamics
+
+    stroke = Linear(0.5, 0.2)
+    models = []
+    for build in (passive_crane, loop_crane):
+        b = build(stroke=stroke)
+        b.remove("pendulum")
+        b.remove("payload")
+        b.remove("hook")
+        b.exposed[:] = [e for e in b.exposed if not e.startswith(("payload.", "pendulum."))]
+        models.append(compile_model(b.build()))
+    cp, cl = models
+    tp, tl = inverse_dynamics(cp, 0.5, 0.05), inverse_dynamics(cl, 0.5, 0.05)
+    chp, chl = evaluate_channels(cp, tp), evaluate_channels(cl, tl)
+    npn, nln = channel_names(cp.model), channel_names(cl.model)
+    force = chp[:, npn.index("cyl.force")]
+    effort = -tl.lam[:, cl.driver_rows["stroke"]]
+    assert np.ptp(effort) > 500.0
+    assert np.allclose(force, effort, rtol=1e-9)
+    fj = chp[:, [npn.index(f"cyl.fj[{k}]") for k in (1, 2)]]       # the element's reaction on the boom
+    pin = chl[:, [nln.index(f"rod_pin.F[{k}]") for k in (1, 2)]]
+    assert np.allclose(fj, pin, rtol=1e-9, atol=1e-9 * np.max(np.abs(pin)))
+
+
 # --- exact special cases -------------------------------------------------------------------------------------------
 
 def _forces_at(cm, q, qd, t=0.3):

@@ -19,7 +19,7 @@ from ..kernels.constraints import eval_constraints
 from ..kernels.frames import body_accelerations
 from ..kernels.hydraulics import N_HYD_OUT
 from ..kernels.model_arrays import MAX_ROW_COLS, PLANAR, RIGID, ROW_ANGLE
-from ..kernels.passive_cylinder import N_PC_OUT
+from ..kernels.passive_cylinder import N_PC_OUT, store_end_accelerations
 from ..model.elements import (
     Actuator,
     Bushing,
@@ -159,6 +159,9 @@ class ChannelEvaluator:
             ev.zs[:] = z
         ev.h = 0.0
         ev.constraints(t, q, qd)                      # twist rows for the reactions
+        if len(self.cm.arrays.pc_mi):                 # passive cylinders: the end accelerations of this state (what
+            ev.forces(t, q, qd)                       # an integrator stores after the step, also without z)
+            store_end_accelerations(self.cm.arrays, q, qdd, ev.r, ev.w, ev.o, ev.zs)
         ev.forces(t, q, qd)                           # frames, element outputs, spring energy
         ev.zs[:] = ev.zn                              # element states (RSDA turns) from this state on
         self._markers(q, qd, qdd)
