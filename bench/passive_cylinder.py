@@ -4,9 +4,12 @@ rod bodies in a closed loop (universal, spherical and prismatic joints, an actua
 side, with the boom-angle difference the passive element's one-step inertia lag costs.
 
 Cases: the spatial boom (a 200 kg boom on a revolute pivot, a 30 kg cylinder and 15 kg rod whose base is off the
-boom plane) and the planar crane of models/crane.json (same part data). Reported per case: coordinates and rows,
+boom plane), the planar crane of models/crane.json (same part data) and an excavator-like spatial arm (boom, stick
+and bucket on revolute joints, three cylinders with bases off the arm's plane, driven at 1.05 times the forces
+that hold the arm at the start). Reported per case: coordinates and rows,
 median wall and CPU time per step (one advance() call of ``--steps`` steps, ``--repeat`` runs), Newton
-iterations per step, the loop / passive cost ratio, and the largest boom-angle difference over 1 s at h = 1 ms.
+iterations per step, the loop / passive cost ratio, and the largest boom (arm: any link) angle difference over 1 s
+at h = 1 ms.
 Run on an otherwise idle machine (the CPU column is what a step costs when the core is not shared):
 
     OPENBLAS_NUM_THREADS=1 python bench/passive_cylinder.py --steps 2000 --repeat 5
@@ -136,8 +139,115 @@ def boom_angle(cm, traj) -> np.ndarray:
     return 2.0 * np.arctan2(-e[:, 2], e[:, 0])
 
 
+# --- an excavator-like arm: boom, stick and bucket on revolute joints about y, three cylinders whose bases sit off
+# the arm's plane (seed 003's use case: every cylinder closes a loop) ------------------------------------------------
+
+ARM = (("boom", 2.0, 300.0, 45.0), ("stick", 1.5, 150.0, -50.0), ("bucket", 0.6, 100.0, -100.0))  # L m, kg, deg
+ARM_CYLINDERS = (("c_boom", "ground", (0.7, 0.12, -0.25), "boom", 0.9),       # base (parent frame), mount on child
+                 ("c_stick", "boom", (0.1, -0.1, 0.35), "stick", -0.5),        # at this distance from its pivot
+                 ("c_bucket", "stick", (0.1, 0.1, 0.25), "bucket", -0.1))
+ARM_PARTS = dict(cylinder_mass=25.0, cylinder_cm=0.25, cylinder_inertia=(0.5, 0.02), rod_mass=12.0, rod_cm=0.3,
+                 rod_inertia=(0.4, 0.01))
+ARM_LIFT = 1.05    # drive forces: this many times those that hold the arm still at the start
+
+
+def _arm_poses() -> dict:
+    """World (CM, rotation) of every arm body at the start, and the ground's."""
+    poses = {"ground": (np.zeros(3), np.eye(3))}
+    pivot = np.zeros(3)
+    for name, length, _, deg in ARM:
+        A = Rotation.from_euler("y", -math.radians(deg)).as_matrix()
+        poses[name] = (pivot + A @ [length / 2, 0.0, 0.0], A)
+        pivot = pivot + A @ [length, 0.0, 0.0]
+    return poses
+
+
+def _add_arm(b: ModelBuilder, poses: dict) -> None:
+    parent = "ground"
+    b.add_marker("arm_pivot", "ground", (0.0, 0.0, 0.0), orientation=Q_Y)
+    for name, length, mass, _ in ARM:
+        r, A = poses[name]
+        jt = mass * length ** 2 / 12.0
+        b.add_rigid_body(name, mass, ((0.01 * jt, 0.0, 0.0), (0.0, jt, 0.0), (0.0, 0.0, jt)), tuple(r), quat(A))
+        b.add_marker(f"{name}_root", name, (-length / 2, 0.0, 0.0), orientation=Q_Y)
+        b.add_marker(f"{name}_tip", name, (length / 2, 0.0, 0.0), orientation=Q_Y)
+        b.add_joint(f"{name}_hinge", "revolute", "arm_pivot" if parent == "ground" else f"{parent}_tip",
+                    f"{name}_root")
+        parent = name
+
+
+def _add_arm_cylinder(b: ModelBuilder, poses: dict, name: str, parent: str, base, child: str, mount: float,
+                      explicit: bool, force, stroke=None) -> None:
+    """One cylinder of the arm: base point ``base`` in the parent's frame, mount on the child's axis at ``mount``
+    from its CM; as a passive element or as explicit cylinder and rod bodies (as loop_boom)."""
+    rp, Ap = poses[parent]
+    rc, Ac = poses[child]
+    P = rp + Ap @ np.asarray(base)
+    S = rc + Ac @ np.array([mount, 0.0, 0.0])
+    u0 = (S - P) / np.linalg.norm(S - P)
+    a = np.cross(u0, [0.0, 1.0, 0.0])
+    a /= np.linalg.norm(a)                      # cross axis: normal to the line, near the arm's plane
+    base_axes = np.column_stack([u0, np.cross(a, u0), a])                       # z = the cross axis a
+    b.add_marker(f"{name}_base", parent, tuple(base), orientation=quat(Ap.T @ base_axes))
+    b.add_marker(f"{name}_mount", child, (mount, 0.0, 0.0))
+    if not explicit:
+        b.add_passive_cylinder(name, f"{name}_base", f"{name}_mount", **ARM_PARTS, force=force, stroke=stroke)
+        return
+    axes = quat(np.column_stack([a, np.cross(u0, a), u0]))
+    cc, cr = ARM_PARTS["cylinder_cm"], ARM_PARTS["rod_cm"]
+    J = lambda j: ((j[0], 0.0, 0.0), (0.0, j[0], 0.0), (0.0, 0.0, j[1]))  # noqa: E731
+    b.add_rigid_body(f"{name}_cyl", ARM_PARTS["cylinder_mass"], J(ARM_PARTS["cylinder_inertia"]), tuple(P + cc * u0),
+                     axes)
+    b.add_rigid_body(f"{name}_rod", ARM_PARTS["rod_mass"], J(ARM_PARTS["rod_inertia"]), tuple(S - cr * u0), axes)
+    b.add_marker(f"{name}_cross", f"{name}_cyl", (0.0, 0.0, -cc), orientation=Q_Y)
+    b.add_marker(f"{name}_P", f"{name}_cyl", (0.0, 0.0, -cc))
+    b.add_marker(f"{name}_S", f"{name}_rod", (0.0, 0.0, cr))
+    b.add_joint(f"{name}_u", "universal", f"{name}_base", f"{name}_cross")
+    b.add_joint(f"{name}_s", "spherical", f"{name}_S", f"{name}_mount")
+    b.add_joint(f"{name}_slide", "prismatic", f"{name}_P", f"{name}_S")
+    b.add_actuator(name, f"{name}_P", f"{name}_S", force)
+
+
+def arm_holding_forces() -> list[float]:
+    """Drive forces (N) that hold the arm still at the start: from the stroke rows' multipliers of the arm with its
+    three passive cylinders at constant strokes (a static, fully driven state; ROW_D force on marker_j = -lam d)."""
+    from fmu_mbs.analyses.assembly import assemble
+
+    poses = _arm_poses()
+    b = ModelBuilder("arm_hold", 3, (0.0, 0.0, -9.81))
+    _add_arm(b, poses)
+    lengths = []
+    for name, parent, base, child, mount in ARM_CYLINDERS:
+        rp, Ap = poses[parent]
+        rc, Ac = poses[child]
+        lengths.append(float(np.linalg.norm(rc + Ac @ np.array([mount, 0.0, 0.0]) - rp - Ap @ np.asarray(base))))
+        _add_arm_cylinder(b, poses, name, parent, base, child, mount, False, 0.0, stroke=lengths[-1])
+    cm = compile_model(b.build())
+    lam = assemble(cm).lam
+    return [-float(lam[row]) * length for row, length in zip(cm.arrays.pc_row, lengths)]
+
+
+def arm(explicit: bool) -> ModelBuilder:
+    poses = _arm_poses()
+    b = ModelBuilder("arm_loop" if explicit else "arm", 3, (0.0, 0.0, -9.81))
+    _add_arm(b, poses)
+    for (name, parent, base, child, mount), hold in zip(ARM_CYLINDERS, arm_holding_forces()):
+        _add_arm_cylinder(b, poses, name, parent, base, child, mount, explicit, ARM_LIFT * hold)
+    return b
+
+
+def arm_angles(cm, traj) -> np.ndarray:
+    """Rotations of boom, stick and bucket about y (rad), one column each."""
+    cols = []
+    for name, *_ in ARM:
+        e = traj.q[:, [cm.q_names.index(f"{name}.e{k}") for k in range(4)]]
+        cols.append(2.0 * np.arctan2(-e[:, 2], e[:, 0]))
+    return np.column_stack(cols)
+
+
 CASES = {"spatial boom": (passive_boom, loop_boom, boom_angle),
-         "planar crane": (passive_crane, loop_crane, lambda cm, tr: tr.q[:, cm.q_names.index("boom.theta")])}
+         "planar crane": (passive_crane, loop_crane, lambda cm, tr: tr.q[:, cm.q_names.index("boom.theta")]),
+         "spatial arm": (lambda: arm(False), lambda: arm(True), arm_angles)}
 
 
 def step_cost(cm, steps: int, repeat: int, h: float = 1e-3) -> dict:
