@@ -14,6 +14,7 @@ import numpy as np
 
 from ..compiler import CompiledModel
 from ..errors import AssemblyError
+from ..kernels.passive_cylinder import store_end_accelerations
 from .evaluate import Evaluator
 from .linear import independent_rows, min_norm_multipliers, solve_kkt
 
@@ -102,6 +103,25 @@ def solve_dynamics(ev: Evaluator, t: float, q: np.ndarray, qd: np.ndarray,
     return qdd, lam
 
 
+def passive_consistent_dynamics(ev: Evaluator, t: float, q: np.ndarray, qd: np.ndarray, rows: np.ndarray,
+                                qdd: np.ndarray, lam: np.ndarray, max_iter: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    """Accelerations consistent with the inertia of passive cylinders (kernels.passive_cylinder), whose loads use
+    stored end accelerations: store those of qdd, solve again, until qdd settles (a contraction when the parts
+    are light against the bodies they hang on). Leaves the stored accelerations in ``ev.zs``."""
+    m = ev.cm.arrays
+    for _ in range(max_iter):
+        ev.forces(t, q, qd)                                  # frames at (q, qd)
+        store_end_accelerations(m, q, qdd, ev.r, ev.w, ev.o, ev.zs)
+        qdd_new, lam = solve_dynamics(ev, t, q, qd, rows)
+        done = np.max(np.abs(qdd_new - qdd), initial=0.0) <= 1e-12 * (1.0 + np.max(np.abs(qdd_new), initial=0.0))
+        qdd = qdd_new
+        if done:
+            break
+    ev.forces(t, q, qd)
+    store_end_accelerations(m, q, qdd, ev.r, ev.w, ev.o, ev.zs)
+    return qdd, lam
+
+
 def assemble(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, qd: np.ndarray | None = None,
              evaluator: Evaluator | None = None, tol: float = POSITION_TOL) -> AssemblyResult:
     """Full assembly at time t from the model's initial values (or given q, qd): positions, velocities,
@@ -114,6 +134,8 @@ def assemble(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, qd:
     rows, redundant = independent_rows(J)
     dof = cm.n_q - len(rows)
     qdd, lam = solve_dynamics(ev, t, q_a, qd_a, rows)
+    if len(cm.arrays.pc_mi):
+        qdd, lam = passive_consistent_dynamics(ev, t, q_a, qd_a, rows, qdd, lam)
     return AssemblyResult(t=t, q=q_a, qd=qd_a, qdd=qdd, lam=lam, dof=dof,
                           redundant=[cm.row_label[i] for i in redundant], iterations=iters,
                           residual=float(np.max(np.abs(ev.phi))) if cm.n_rows else 0.0)

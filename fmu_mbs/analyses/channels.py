@@ -18,7 +18,16 @@ from ..compiler import CompiledModel
 from ..kernels.channel_values import MARKER_VALUES, channel_values
 from ..kernels.hydraulics import N_HYD_OUT
 from ..kernels.model_arrays import MAX_ROW_COLS, ROW_ANGLE
-from ..model.elements import Actuator, Bushing, Contact, HydraulicCylinder, RotationalSpringDamper, SpringDamper
+from ..kernels.passive_cylinder import N_PC_OUT, store_end_accelerations
+from ..model.elements import (
+    Actuator,
+    Bushing,
+    Contact,
+    HydraulicCylinder,
+    PassiveCylinder,
+    RotationalSpringDamper,
+    SpringDamper,
+)
 from ..model.names import HYDRAULIC_OUTPUTS, Channel, channels
 from .evaluate import Evaluator
 from .trajectory import Trajectory
@@ -43,6 +52,7 @@ class ChannelEvaluator:
         self._act = [f.name for f in model.forces if isinstance(f, Actuator)]
         self._hyd = [f.name for f in model.forces if isinstance(f, HydraulicCylinder)]
         self._cont = [f.name for f in model.forces if isinstance(f, Contact)]
+        self._pc = [f.name for f in model.forces if isinstance(f, PassiveCylinder)]
         self._joints = [j.name for j in model.joints]
         self._drivers = [d.name for d in model.drivers]
 
@@ -50,7 +60,8 @@ class ChannelEvaluator:
         sizes = [("marker", MARKER_VALUES * nm), ("s", nmeas), ("sd", nmeas), ("reaction", 6 * len(self._joints)),
                  ("driver", len(self._drivers)), ("tsda", 3 * len(self._tsda)), ("rsda", 3 * len(self._rsda)),
                  ("bush", 6 * len(self._bush)), ("act", 3 * len(self._act)),
-                 ("hyd", N_HYD_OUT * len(self._hyd)), ("cont", 5 * len(self._cont)), ("energy", 3), ("solver", 2)]
+                 ("hyd", N_HYD_OUT * len(self._hyd)), ("cont", 5 * len(self._cont)),
+                 ("pc", N_PC_OUT * len(self._pc)), ("energy", 3), ("solver", 2)]   # order of channel_values
         self._raw = np.zeros(sum(n for _, n in sizes))
         self._off: dict[str, int] = {}
         pos = 0
@@ -72,7 +83,8 @@ class ChannelEvaluator:
         self._ws = (ev.r, ev.A, ev.v, ev.w, ev.o, ev.R, ev.vo, ev.wm, np.zeros((nb, 3)), np.zeros((nb, 3)))
         self._mw = (np.zeros(nmeas), np.zeros((nmeas, MAX_ROW_COLS)), np.zeros(nmeas), np.zeros(nmeas),
                     np.zeros((nmeas, 12)))
-        self._fo = (ev.tsda_out, ev.rsda_out, ev.bush_out, ev.act_out, ev.hyd_out, ev.cont_out)
+        self._fo = (ev.tsda_out, ev.rsda_out, ev.bush_out, ev.act_out, ev.hyd_out, ev.cont_out, ev.pc_out)
+        self._stroke_driven = [k for k, row in enumerate(cm.arrays.pc_row) if row >= 0]
         rows = [cm.joint_rows[j.name] for j in model.joints]
         self._plan_arrays = (
             np.array([cm.marker_names.index(j.marker_i) for j in model.joints], dtype=np.int64),
@@ -106,6 +118,9 @@ class ChannelEvaluator:
                     + [q for q, _ in HYDRAULIC_OUTPUTS].index(c.quantity))
         if c.kind == "contact":
             return self._off["cont"] + 5 * self._cont.index(c.element) + {"fn": 0, "ft": 1 + k, "depth": 4}[c.quantity]
+        if c.kind == "passive_cylinder":
+            return (self._off["pc"] + N_PC_OUT * self._pc.index(c.element)
+                    + {"length": 0, "speed": 1, "force": 2, "fi": 3 + k, "fj": 6 + k, "ti": 9 + k}[c.quantity])
         if c.kind == "energy":
             return self._off["energy"] + ("kinetic", "potential", "total").index(c.quantity)
         return self._off["solver"] + ("iterations", "residual").index(c.quantity)
@@ -129,13 +144,25 @@ class ChannelEvaluator:
         if z is not None:
             ev.zs[:] = z
         ev.h = 0.0
+        m = self.cm.arrays
+        if len(m.pc_mi):               # passive cylinders: the end accelerations of this state (what an integrator
+            ev.forces(t, q, qd)        # stores after the step, also without z)
+            store_end_accelerations(m, q, qdd, ev.r, ev.w, ev.o, ev.zs)
         ev.spring_energy = channel_values(
-            self.cm.arrays, self.cm.measure, float(t), q, qd, qdd, lam, ev.u, ev.zs, ev.zn, ev.Q, self._cw, self._ws,
+            m, self.cm.measure, float(t), q, qd, qdd, lam, ev.u, ev.zs, ev.zn, ev.Q, self._cw, self._ws,
             self._mw, self._fo, self._plan_arrays, self._q_local, self._angle_local, self.cm.model.planar,
             self._is_angle, self._prev_s, self._has_prev, float(iterations), float(residual), self._raw,
             self._off_blocks)
         self._has_prev = True
         ev.zs[:] = ev.zn                              # element states (RSDA turns) from this state on
+        if self._stroke_driven:
+            pc = self._raw[self._off["pc"]:self._off["pc"] + ev.pc_out.size].reshape(ev.pc_out.shape)
+            for k in self._stroke_driven:  # the drive is the distance row's force -lam d on marker_j (ROW_D)
+                f = -float(lam[m.pc_row[k]]) * pc[k, 0]
+                e = (ev.o[m.pc_mj[k]] - ev.o[m.pc_mi[k]]) / pc[k, 0]
+                pc[k, 2] = f
+                pc[k, 3:6] -= f * e
+                pc[k, 6:9] += f * e
         return self._raw[self._plan] + 0.0          # + 0.0 turns -0.0 into 0.0
 
 

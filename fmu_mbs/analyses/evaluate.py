@@ -14,6 +14,7 @@ from ..kernels.hydraulics import N_HYD_OUT
 from ..kernels.mass import add_inertia_forces, eval_mass, gravity_potential, kinetic_energy
 from ..kernels.model_arrays import MAX_ROW_COLS
 from ..kernels.outputs import eval_forces, eval_frames
+from ..kernels.passive_cylinder import N_PC_OUT
 
 
 class Evaluator:
@@ -42,6 +43,7 @@ class Evaluator:
         self.act_out = np.zeros((len(m.act_mi), 3))
         self.hyd_out = np.zeros((len(m.hyd_mi), N_HYD_OUT))
         self.cont_out = np.zeros((len(m.cont_law), N_CONT_OUT))
+        self.pc_out = np.zeros((len(m.pc_mi), N_PC_OUT))
         self.r = np.zeros((nb, 3))
         self.A = np.zeros((nb, 3, 3))
         self.v = np.zeros((nb, 3))
@@ -72,7 +74,8 @@ class Evaluator:
         self.Q[:] = 0.0
         self.spring_energy = eval_forces(m, t, q, qd, self.r, self.o, self.R, self.vo, self.wm, self.u,
                                          self.h, self.zs, self.zn, self.Q, self.tsda_out, self.rsda_out,
-                                         self.bush_out, self.act_out, self.hyd_out, self.cont_out)
+                                         self.bush_out, self.act_out, self.hyd_out, self.cont_out,
+                                         self.pc_out)
         add_inertia_forces(m, q, qd, self.Q)
         return self.Q
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiler import CompiledModel
+from ..kernels.passive_cylinder import store_end_accelerations
 from .evaluate import Evaluator
 from .kinematics import Progress, kinematics
 from .linear import min_norm_multipliers
@@ -31,6 +32,9 @@ def inverse_dynamics_at(cm: CompiledModel, t: float, q: np.ndarray, qd: np.ndarr
     ev = evaluator or Evaluator(cm)
     q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
     M = ev.mass(q).copy()
+    if len(cm.arrays.pc_mi):                    # passive cylinders: inertia at the known accelerations
+        ev.forces(t, q, qd)
+        store_end_accelerations(cm.arrays, q, qdd, ev.r, ev.w, ev.o, ev.zs)
     Q = ev.forces(t, q, qd).copy()
     ev.constraints(t, q, qd)
     if cm.n_rows == 0:

@@ -16,6 +16,7 @@ from ..model.elements import (
     Bushing,
     HydraulicCylinder,
     Model,
+    PassiveCylinder,
     PlanarBody,
     PointLoad,
     PointMass,
@@ -29,6 +30,7 @@ from .contacts import compile_contacts
 from .functions import FunctionPool
 from .hydraulics import hydraulic_parameters, hydraulic_states
 from .joints import coordinate_row, joint_rows
+from .passive_cylinder import N_PC_PAR, N_PC_STATES, check_passive_geometry, passive_parameters, squared_stroke
 
 _ROW_NAMES = {ma.ROW_CD: "CD", ma.ROW_DP1: "DP1", ma.ROW_DP2: "DP2", ma.ROW_D: "D", ma.ROW_ANGLE: "ANGLE",
               ma.ROW_NORM: "NORM"}
@@ -137,6 +139,12 @@ def compile_model(model: Model) -> CompiledModel:
     cylinders = [f for f in model.forces if isinstance(f, HydraulicCylinder)]
     hyd_input_adr = np.arange(len(input_names), len(input_names) + len(cylinders), dtype=np.int64)
     input_names += [f"{c.name}.Uref" for c in cylinders]
+    passive = [f for f in model.forces if isinstance(f, PassiveCylinder)]
+    pc_input_adr = np.full(len(passive), -1, dtype=np.int64)
+    for k, pc in enumerate(passive):
+        if pc.stroke is None:
+            pc_input_adr[k] = len(input_names)
+            input_names.append(f"{pc.name}.f")
     m_body = np.zeros(nm, dtype=np.int64)
     m_pos = np.zeros((nm, 3))
     m_rot = np.zeros((nm, 3, 3))
@@ -173,6 +181,10 @@ def compile_model(model: Model) -> CompiledModel:
             external[d.name] = pool.adrs[fn]
         driver_rows[d.name] = rows.add(coordinate_row(coord, dim), mi, mj, mbody(j.marker_i), mbody(j.marker_j),
                                        fn, d.name, f"driver '{d.name}'")
+    pc_row = np.array([rows.add((ma.ROW_D, 0, 0, (0.0, 0.0, 0.0)), midx[pc.marker_i], midx[pc.marker_j],
+                                mbody(pc.marker_i), mbody(pc.marker_j), pool.add(squared_stroke(pc)), pc.name,
+                                f"passive cylinder '{pc.name}' stroke")
+                       if pc.stroke is not None else -1 for pc in passive], dtype=np.int64)
     for b in range(nb):
         if kind[b] == ma.RIGID:
             rows.add((ma.ROW_NORM, 0, 0, (0.0, 0.0, 0.0)), -1, -1, b, -1, -1, body_names[b],
@@ -219,6 +231,10 @@ def compile_model(model: Model) -> CompiledModel:
         for c, fn in enumerate(comps):
             load_fn[k, c] = pool.add(fn)
     contact_fields, z_contact = compile_contacts(model, midx, pool, len(rsda) + N_HYD_STATES * len(cylinders))
+    pc_mi, pc_mj = pair(passive)
+    pc_fn = np.array([pool.add(f.force) for f in passive], dtype=np.int64)
+    z_pc_adr = len(rsda) + N_HYD_STATES * len(cylinders) + len(z_contact)
+    check_passive_geometry(model, passive, q0, bidx, midx, m_pos, m_rot)
     fn_type, fn_adr, fn_len, fn_par, curve_par = pool.arrays()
 
     def vec3(items, attr):
@@ -258,12 +274,16 @@ def compile_model(model: Model) -> CompiledModel:
         act_input_adr=np.arange(len(actuators), dtype=np.int64),
         rsda_z_adr=np.arange(len(rsda), dtype=np.int64),     # element states: an RSDA's angle (turn counting)
         z0=np.concatenate([[f.free_angle for f in rsda]] + [hydraulic_states(c) for c in cylinders]
-                          + [z_contact]).astype(float),
+                          + [z_contact] + [np.zeros(N_PC_STATES * len(passive))]).astype(float),
         hyd_mi=hyd_mi, hyd_mj=hyd_mj, hyd_par=np.array([hydraulic_parameters(c) for c in cylinders],
                                                         dtype=float).reshape(len(cylinders), N_HP),
         hyd_fn=hyd_fn, hyd_input_adr=hyd_input_adr,
         hyd_z_adr=len(rsda) + N_HYD_STATES * np.arange(len(cylinders), dtype=np.int64),
         **contact_fields,
+        pc_mi=pc_mi, pc_mj=pc_mj, pc_par=np.array([passive_parameters(f) for f in passive],
+                                                  dtype=float).reshape(len(passive), N_PC_PAR),
+        pc_fn=pc_fn, pc_input_adr=pc_input_adr,
+        pc_z_adr=z_pc_adr + N_PC_STATES * np.arange(len(passive), dtype=np.int64), pc_row=pc_row,
     )
     measure = arrays._replace(**row_table(meas))
     for arr in list(arrays) + list(measure):

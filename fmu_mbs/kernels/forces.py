@@ -18,6 +18,7 @@ from .contact import add_contact_forces
 from .frames import add_wrench
 from .functions import eval_curve, eval_time_function
 from .hydraulics import HP_L_RETRACTED, advance_states, cylinder_force
+from .passive_cylinder import add_passive_cylinder_forces
 from .rotation import cross_v, dot_v
 
 
@@ -75,7 +76,7 @@ def rotation_rate_about_z(R, wm, mi, mj):
 
 @njit(cache=True)    # with NRT: the contact kernel allocates its narrow-phase buffer
 def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
-                       cont_out):
+                       cont_out, pc_out):
     """Q += all applied forces; returns the spring potential energy (J).
 
     Element states (model_arrays): ``zs`` committed at the step start (read only), ``zn`` the candidates at
@@ -83,7 +84,8 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
     angle, for turn counting; a hydraulic cylinder's are its pressures and spool (kernels.hydraulics). Element
     outputs: tsda_out/act_out [length m, speed m/s, force N], rsda_out [angle rad, rate rad/s, torque N m],
     bush_out [force on marker_j (3) N, torque on marker_j (3) N m], world axes, hyd_out [length m, speed m/s,
-    force N, p1 Pa, p2 Pa, spool 1, Q1 m^3/s, Q2 m^3/s]; cont_out as in kernels.contact."""
+    force N, p1 Pa, p2 Pa, spool 1, Q1 m^3/s, Q2 m^3/s]; cont_out as in kernels.contact; pc_out as in
+    kernels.passive_cylinder."""
     V = 0.0
     fa = m.fn_type
     # gravity
@@ -262,4 +264,5 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
         hyd_out[k, 6] = q1
         hyd_out[k, 7] = q2
     V += add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)
+    add_passive_cylinder_forces(m, t, q, r, o, R, vo, wm, u, zs, zn, Q, pc_out)
     return V

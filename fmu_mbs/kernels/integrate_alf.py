@@ -52,6 +52,7 @@ from numba import njit
 from .constraints import eval_constraint_rows
 from .linalg import env_cholesky, env_solve_permuted
 from .model_arrays import ModelArrays
+from .passive_cylinder import store_end_accelerations
 from .system import (
     VARIANT_CONSERVATIVE,
     VARIANT_DAMPED,
@@ -343,6 +344,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             acc[i] = ((1.0 - af) * qdd[i] + (af * qdd0[i] - am * acc[i])) / (1.0 - am)
         for k in range(zs.shape[0]):          # element states of the last evaluation are committed
             zs[k] = zn[k]
+        store_end_accelerations(m, q, qdd, r, w, o, zs)   # passive cylinders: accelerations for the next step
 
         # reports
         if noncons:

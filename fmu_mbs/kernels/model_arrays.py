@@ -13,6 +13,10 @@ broad-phase group/mask bits and the CSR list of shapes it never collides with), 
 compiled shape pair (a and b shape, contact element, stiffness, state address; CSR lookup by the smaller shape
 index), ``cont_*`` per contact element (law, parameters, friction model, curve addresses) and
 ``cont_dissipative`` ([1]; 0 in the energy split's conservative variant).
+
+Passive cylinders (kernels/passive_cylinder.py): ``pc_*`` per element: markers, part data (PC_* layout),
+drive function and input slot, the address of its 12 states (previous-step end accelerations) and its
+stroke constraint row (-1: force-driven).
 """
 
 from __future__ import annotations
@@ -66,5 +70,6 @@ ModelArrays = namedtuple("ModelArrays_" + __name__.split(".")[0], [
     "mesh_ptr", "mesh_verts", "mesh_tri_ptr", "mesh_tris",
     "cpair_a", "cpair_b", "cpair_contact", "cpair_k", "cpair_z_adr", "cpair_ptr", "cpair_other", "cpair_index",
     "cont_law", "cont_par", "cont_friction", "cont_curves", "cont_dissipative",
+    "pc_mi", "pc_mj", "pc_par", "pc_fn", "pc_input_adr", "pc_z_adr", "pc_row",
 ])
 ModelArrays.__qualname__ = "ModelArrays"     # pickle and repr find it under its module-level name

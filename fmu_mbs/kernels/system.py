@@ -3,9 +3,8 @@
 Phi_q, and the assembly of the iteration matrix W + c Phi_q^T Phi_q into envelope storage.
 
 Frame workspace ``fr`` = (r, A, v, w, o, R, vo, wm) as in kernels.frames; force-element outputs
-``fo`` = (tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out) as in kernels.forces. The mass matrix is kept
-as one
-dense block per body, ``mb[b, :n_b, :n_b]`` with n_b = body_q_num[b] (r-p bodies: diag(m I3,
+``fo`` = (tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out) as in kernels.forces. The mass matrix
+is kept as one dense block per body, ``mb[b, :n_b, :n_b]`` with n_b = body_q_num[b] (r-p bodies: diag(m I3,
 4 G^T Jbar G), seed 004). Also: variants of the force model with non-conservative terms switched off
 (for the energy split), and the finite-difference force Jacobian of the iteration matrix.
 """
@@ -33,11 +32,11 @@ def applied_forces_ws(m, t, q, fr, u, h, zs, zn, Q, fo):
     """Q = applied forces of model ``m`` at frames ``fr``; returns the spring potential energy (J). Element states:
     ``zs`` committed at the step start (read), ``zn`` candidates written here, ``h`` the step (s; 0 = static)."""
     r, A, v, w, o, R, vo, wm = fr
-    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out = fo
+    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out = fo
     for i in range(Q.shape[0]):
         Q[i] = 0.0
     return add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out,
-                              hyd_out, cont_out)
+                              hyd_out, cont_out, pc_out)
 
 
 @njit(cache=True, _nrt=False)
@@ -69,9 +68,9 @@ def total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo):
     eval_marker_frames(m, r, A, v, w, o, R, vo, wm)
     for i in range(Q.shape[0]):
         Q[i] = 0.0
-    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out = fo
+    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out = fo
     V = add_applied_forces(mx, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out,
-                           hyd_out, cont_out)
+                           hyd_out, cont_out, pc_out)
     if u.shape[0] > 0:
         add_marker_inputs(m, q, fr, u, Q)
     add_inertia_forces(m, q, qd, Q)
@@ -246,6 +245,7 @@ MODEL_FIELDS = (
     "mesh_ptr", "mesh_verts", "mesh_tri_ptr", "mesh_tris",
     "cpair_a", "cpair_b", "cpair_contact", "cpair_k", "cpair_z_adr", "cpair_ptr", "cpair_other", "cpair_index",
     "cont_law", "cont_par", "cont_friction", "cont_curves", "cont_dissipative",
+    "pc_mi", "pc_mj", "pc_par", "pc_fn", "pc_input_adr", "pc_z_adr", "pc_row",
 )
 
 VARIANT_CONSERVATIVE = 0   # gravity and springs only
@@ -258,16 +258,19 @@ def force_variant(m, off, mode):
     """ModelArrays with force terms switched off (see VARIANT_*); ``off`` = (zero tsda_c, tsda_fn -1,
     tsda_damper without curves, zero rsda_c, rsda_fn -1, rsda_damper without curves, zero bush_c,
     zero bush_cr, load_fn -1, marker_input_adr -1, act_fn -1, act_input_adr -1, no hydraulic cylinders,
-    cont_dissipative [0]). A hydraulic cylinder is a power port: all its power counts as input."""
-    (z_tc, z_tfn, z_tdmp, z_rc, z_rfn, z_rdmp, z_bc, z_bcr, z_lfn, z_minp, z_afn, z_ainp, z_hmi, z_cdiss) = off
+    cont_dissipative [0], no passive cylinders). A hydraulic cylinder is a power port: all its power counts as
+    input; so is a passive cylinder (its parts' kinetic and potential energy are outside the system's)."""
+    (z_tc, z_tfn, z_tdmp, z_rc, z_rfn, z_rdmp, z_bc, z_bcr, z_lfn, z_minp, z_afn, z_ainp, z_hmi, z_cdiss,
+     z_pmi) = off
     tc, tdmp, rc, rdmp, bc, bcr, cdiss = z_tc, z_tdmp, z_rc, z_rdmp, z_bc, z_bcr, z_cdiss
-    tfn, rfn, lfn, afn, ainp, hmi = z_tfn, z_rfn, z_lfn, z_afn, z_ainp, z_hmi
+    tfn, rfn, lfn, afn, ainp, hmi, pmi = z_tfn, z_rfn, z_lfn, z_afn, z_ainp, z_hmi, z_pmi
     if mode != VARIANT_CONSERVATIVE:
         tc, tdmp, rc, rdmp, bc, bcr = m.tsda_c, m.tsda_damper, m.rsda_c, m.rsda_damper, m.bush_c, m.bush_cr
         cdiss = m.cont_dissipative
     if mode == VARIANT_NO_INPUTS:
         tfn, rfn, lfn, afn, ainp = m.tsda_fn, m.rsda_fn, m.load_fn, m.act_fn, m.act_input_adr
         hmi = m.hyd_mi
+        pmi = m.pc_mi
     return ModelArrays(
         m.dim, m.gravity,
         m.body_kind, m.body_q_adr, m.body_q_num, m.body_mass, m.body_inertia,
@@ -287,6 +290,7 @@ def force_variant(m, off, mode):
         m.mesh_ptr, m.mesh_verts, m.mesh_tri_ptr, m.mesh_tris,
         m.cpair_a, m.cpair_b, m.cpair_contact, m.cpair_k, m.cpair_z_adr, m.cpair_ptr, m.cpair_other, m.cpair_index,
         m.cont_law, m.cont_par, m.cont_friction, m.cont_curves, cdiss,
+        pmi, m.pc_mj, m.pc_par, m.pc_fn, m.pc_input_adr, m.pc_z_adr, m.pc_row,
     )
 
 

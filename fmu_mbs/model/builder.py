@@ -26,6 +26,7 @@ from .elements import (
     Joint,
     Marker,
     Model,
+    PassiveCylinder,
     PlanarBody,
     PointLoad,
     PointMass,
@@ -194,6 +195,17 @@ class ModelBuilder:
         """A hydraulic cylinder with its valve (see HydraulicCylinder for the parameters and their defaults)."""
         self.forces.append(HydraulicCylinder(name, marker_i, marker_j, float(length_retracted), valve=_fn(valve),
                                              **{k: float(v) for k, v in parameters.items()}))
+        return name
+
+    def add_passive_cylinder(self, name: str, marker_i: str, marker_j: str, cylinder_mass: float = 0.0,
+                             cylinder_cm: float = 0.0, cylinder_inertia=(0.0, 0.0), rod_mass: float = 0.0,
+                             rod_cm: float = 0.0, rod_inertia=(0.0, 0.0), force: TimeFunction | float = 0.0,
+                             stroke: TimeFunction | float | None = None) -> str:
+        """A seed-003 passive cylinder (elements.PassiveCylinder): U-joint at marker_i, spherical joint at
+        marker_j, driven by ``force`` (N, plus the input <name>.f) or by ``stroke`` d(t) (m)."""
+        self.forces.append(PassiveCylinder(name, marker_i, marker_j, float(cylinder_mass), float(cylinder_cm),
+                                           _vec(cylinder_inertia), float(rod_mass), float(rod_cm), _vec(rod_inertia),
+                                           _fn(force), None if stroke is None else _fn(stroke)))
         return name
 
     # contact -------------------------------------------------------------------------------------

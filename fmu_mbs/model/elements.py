@@ -242,6 +242,37 @@ class HydraulicCylinder:
     valve: TimeFunction = param("1", "valve reference (added to the input <name>.Uref)", Constant(0.0))
 
 
+@dataclass(frozen=True)
+class PassiveCylinder:
+    """Passive hydraulic-cylinder element (seed 003, Omar): a cylinder part hinged at the origin of ``marker_i``
+    by a universal joint and a rod part hinged at the origin of ``marker_j`` by a spherical joint, sliding on
+    each other along the line between the two origins. It adds no coordinates: its inertia (from the marker
+    accelerations of the previous step) and its drive act on the two bodies as external forces.
+
+    U-joint (spatial): the cross axis fixed in marker_i is its z axis; the element does not spin about its
+    line relative to that cross; the line must never be parallel to z_i. Planar models: both ends are pins.
+    Drive: ``force`` f(t) plus the input ``<name>.f`` (N, positive extends), or ``stroke`` d(t) (m; a
+    distance constraint between the origins, whose multiplier is the drive force; a constant gives a rigid
+    link). Part centres of mass lie on the line, at ``cylinder_cm`` from marker_i and ``rod_cm`` from
+    marker_j; inertias are about the part's CM: transverse (any axis normal to the line) and axial. The parts'
+    energy is not in the system's: the element's work on the bodies counts as energy input (as an actuator's).
+    The first step uses the end accelerations of the initial solve."""
+
+    name: str
+    marker_i: str
+    marker_j: str
+    cylinder_mass: float = param("kg", "mass of the cylinder part (primary end)", 0.0)
+    cylinder_cm: float = param("m", "distance of the cylinder part's CM from the origin of marker_i", 0.0)
+    cylinder_inertia: Vec = param("kg*m^2", "cylinder part inertia about its CM [transverse, axial]", (0.0, 0.0))
+    rod_mass: float = param("kg", "mass of the rod part (secondary end)", 0.0)
+    rod_cm: float = param("m", "distance of the rod part's CM from the origin of marker_j", 0.0)
+    rod_inertia: Vec = param("kg*m^2", "rod part inertia about its CM [transverse, axial]", (0.0, 0.0))
+    force: TimeFunction = param("N", "drive force f(t), positive extending (added to the input <name>.f)",
+                                Constant(0.0))
+    stroke: TimeFunction | None = field(default=None, metadata={
+        "unit": "m", "doc": "prescribed marker distance d(t) instead of a force: constant, linear or polynomial"})
+
+
 # --- contact: shapes and contact elements -------------------------------------------------------
 
 #: shape kinds and the number of ``dimensions`` each takes (see Shape)
@@ -314,7 +345,8 @@ class Contact:
     include_joined: bool = param("", "also collide shapes of bodies joined by a joint", False)
 
 
-ForceElement = SpringDamper | RotationalSpringDamper | Bushing | PointLoad | Actuator | HydraulicCylinder | Contact
+ForceElement = (SpringDamper | RotationalSpringDamper | Bushing | PointLoad | Actuator | HydraulicCylinder | Contact
+                | PassiveCylinder)
 
 FORCE_KINDS: dict[str, type] = {
     "spring_damper": SpringDamper,
@@ -324,6 +356,7 @@ FORCE_KINDS: dict[str, type] = {
     "actuator": Actuator,
     "hydraulic_cylinder": HydraulicCylinder,
     "contact": Contact,
+    "passive_cylinder": PassiveCylinder,
 }
 BODY_KINDS: dict[str, type] = {"rigid": RigidBody, "planar": PlanarBody, "point_mass": PointMass}
 

@@ -19,7 +19,7 @@ _TOP_FIELDS = {"format", "format_version", "name", "description", "dimension", "
                "joints", "drivers", "forces", "exposed", "shapes"}
 _BODY_TAG = {cls: tag for tag, cls in BODY_KINDS.items()}
 _FORCE_TAG = {cls: tag for tag, cls in FORCE_KINDS.items()}
-_FUNCTION_FIELDS = {"function", "force", "torque"}
+_FUNCTION_FIELDS = {"function", "force", "torque", "stroke"}
 
 
 # --- writing ------------------------------------------------------------------------------------
@@ -158,7 +158,8 @@ def model_from_dict(data: dict) -> Model:
                 calls.append((where, adder, item["name"], kw))
     force_adders = {"spring_damper": b.add_spring_damper, "rotational_spring_damper": b.add_rotational_spring_damper,
                     "bushing": b.add_bushing, "point_load": b.add_point_load, "actuator": b.add_actuator,
-                    "hydraulic_cylinder": b.add_hydraulic_cylinder, "contact": b.add_contact}
+                    "hydraulic_cylinder": b.add_hydraulic_cylinder, "contact": b.add_contact,
+                    "passive_cylinder": b.add_passive_cylinder}
     for item in each("forces"):
         where = f"force element '{item['name']}'"
         cls = FORCE_KINDS.get(item.get("type"))

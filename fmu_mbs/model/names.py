@@ -19,12 +19,16 @@ Outputs, in this order:
   ``f``, because ``<actuator>.f`` is the actuator's input and an FMU needs unique names);
   hydraulic_cylinder ``length, speed, force, p1, p2, U, Q1, Q2`` (m, m/s, N, Pa, Pa, 1, m3/s, m3/s); contact ``fn``
   (sum of the normal forces of its contact points, N), ``ft[1..3]`` (resultant friction force on the
-  shapes_a side, world axes, N), ``depth`` (largest penetration, m).
+  shapes_a side, world axes, N), ``depth`` (largest penetration, m); passive_cylinder ``length, speed, force``
+  (m, m/s, N: marker distance, its rate, drive force positive extending), ``fi[1..3]``, ``fj[1..3]`` (N) and
+  ``ti[1..3]`` (N.m): the force the element exerts on marker_i's / marker_j's body at the marker origin and the
+  universal joint's torque on marker_i's body, world axes.
 - ``energy.kinetic``, ``energy.potential`` (gravity and springs), ``energy.total`` (J);
   ``solver.iterations``, ``solver.residual`` (1).
 
 Inputs (``input_channels``), in the order of CompiledModel.input_names: ``<actuator>.f`` (N), then
-``<cylinder>.Uref`` (1, valve reference) of every hydraulic cylinder, then for every marker ``<m>.F[1..3]``
+``<cylinder>.Uref`` (1, valve reference) of every hydraulic cylinder, then ``<passive>.f`` (N) of every
+force-driven passive cylinder, then for every marker ``<m>.F[1..3]``
 (N) and ``<m>.T[1..3]`` (N.m), world axes.
 """
 
@@ -39,6 +43,7 @@ from .elements import (
     Contact,
     HydraulicCylinder,
     Model,
+    PassiveCylinder,
     RotationalSpringDamper,
     SpringDamper,
 )
@@ -164,6 +169,11 @@ def channels(model: Model) -> list[Channel]:
                     _scalar(f.name, "force", "N", "actuator")]
         elif isinstance(f, HydraulicCylinder):
             out += [_scalar(f.name, qty, unit, "hydraulic_cylinder") for qty, unit in HYDRAULIC_OUTPUTS]
+        elif isinstance(f, PassiveCylinder):
+            out += [_scalar(f.name, qty, "m" if qty == "length" else "m/s" if qty == "speed" else "N",
+                            "passive_cylinder") for qty in ("length", "speed", "force")]
+            out += _vector(f.name, "fi", "N", 3, "passive_cylinder") + _vector(f.name, "fj", "N", 3, "passive_cylinder")
+            out += _vector(f.name, "ti", "N.m", 3, "passive_cylinder")
         elif isinstance(f, Contact):
             out += [_scalar(f.name, "fn", "N", "contact")] + _vector(f.name, "ft", "N", 3, "contact") + \
                 [_scalar(f.name, "depth", "m", "contact")]
@@ -177,6 +187,8 @@ def input_channels(model: Model) -> list[Channel]:
     out = [_scalar(f.name, "f", "N", "actuator") for f in model.forces if isinstance(f, Actuator)]
     out += [_scalar(f.name, "Uref", "1", "hydraulic_cylinder") for f in model.forces
             if isinstance(f, HydraulicCylinder)]
+    out += [_scalar(f.name, "f", "N", "passive_cylinder") for f in model.forces
+            if isinstance(f, PassiveCylinder) and f.stroke is None]
     for mk in model.markers:
         out += _vector(mk.name, "F", "N", 3, "marker") + _vector(mk.name, "T", "N.m", 3, "marker")
     return out

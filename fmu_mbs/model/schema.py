@@ -24,7 +24,7 @@ def _field_schema(f) -> dict:
     name, hint = f.name, str(f.type)
     if name in ("function", "force", "torque") and "tuple[TimeFunction" in hint:
         return {"type": "array", "items": _FUNCTION}
-    if name in ("function", "force", "torque"):
+    if name in ("function", "force", "torque", "stroke"):
         return _FUNCTION
     if "Curve" in hint:
         return {"type": "array", "items": {"type": "array", "items": _NUMBER, "minItems": 2, "maxItems": 2}}

@@ -19,6 +19,7 @@ from .elements import (
     Contact,
     HydraulicCylinder,
     Model,
+    PassiveCylinder,
     PlanarBody,
     PointLoad,
     PointMass,
@@ -277,6 +278,11 @@ def model_problems(model: Model) -> list[str]:
             p += function_problems(f.force, w)
         elif isinstance(f, HydraulicCylinder):
             p += _hydraulic_problems(w, f)
+        elif isinstance(f, PassiveCylinder):
+            p += _passive_problems(w, f)
+            if dim == 3 and isinstance(bodies.get(body_of(f.marker_i)), PointMass):
+                p.append(f"{w}: marker_i '{f.marker_i}' is on a point mass, which cannot take the universal "
+                         f"joint's torque")
     p += all_contact_problems(model)
     return p
 
@@ -306,4 +312,30 @@ def _hydraulic_problems(w: str, f: HydraulicCylinder) -> list[str]:
     if abs(f.spool_start) > 1.0:
         p.append(f"{w}: 'spool_start' must be in [-1, 1], got {f.spool_start}")
     p += function_problems(f.valve, w)
+    return p
+
+
+def _passive_problems(w: str, f: PassiveCylinder) -> list[str]:
+    from .functions import Constant, External, Linear, Polynomial
+    p = []
+    for field in ("cylinder_mass", "cylinder_cm", "rod_mass", "rod_cm"):
+        v = getattr(f, field)
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0.0):
+            p.append(f"{w}: '{field}' must be finite and >= 0, got {v}")
+    for field in ("cylinder_inertia", "rod_inertia"):
+        v = getattr(f, field)
+        p += _vector_problems(w, field, v, 2)
+        if len(v) == 2 and _finite(v) and min(v) < 0.0:
+            p.append(f"{w}: '{field}' [transverse, axial] must be >= 0, got {list(v)}")
+    p += function_problems(f.force, w)
+    if f.stroke is not None:
+        if not (isinstance(f.force, Constant) and f.force.value == 0.0 and not isinstance(f.force, External)):
+            p.append(f"{w}: give either 'force' or 'stroke', not both")
+        if isinstance(f.stroke, External) or not isinstance(f.stroke, (Constant, Linear, Polynomial)):
+            p.append(f"{w}: 'stroke' must be a constant, linear or polynomial function of time (its square enters "
+                     f"the distance constraint), got {type(f.stroke).__name__}")
+        else:
+            p += function_problems(f.stroke, w)
+            if isinstance(f.stroke, Constant) and not (math.isfinite(f.stroke.value) and f.stroke.value > 0.0):
+                p.append(f"{w}: 'stroke' must be > 0, got {f.stroke.value}")
     return p

@@ -27,6 +27,7 @@ from ...kernels import model_arrays as ma
 from ...kernels.contact import N_CONT_OUT
 from ...kernels.hydraulics import N_HYD_OUT
 from ...kernels.model_arrays import MAX_ROW_COLS, ModelArrays
+from ...kernels.passive_cylinder import N_PC_OUT, store_end_accelerations
 from ...kernels.system import MODEL_FIELDS
 from ..assembly import AssemblyResult, assemble
 from ..evaluate import Evaluator
@@ -62,11 +63,12 @@ def force_variant_parts(cm: CompiledModel) -> tuple[tuple[np.ndarray, ...], bool
            _readonly(np.zeros_like(m.bush_c)), _readonly(np.zeros_like(m.bush_cr)),
            _readonly(-np.ones_like(m.load_fn)), _readonly(-np.ones_like(m.marker_input_adr)),
            _readonly(-np.ones_like(m.act_fn)), _readonly(-np.ones_like(m.act_input_adr)),
-           _readonly(m.hyd_mi[:0].copy()), _readonly(np.zeros_like(m.cont_dissipative)))
+           _readonly(m.hyd_mi[:0].copy()), _readonly(np.zeros_like(m.cont_dissipative)),
+           _readonly(m.pc_mi[:0].copy()))
     noncons = bool(np.any(m.tsda_c) or np.any(m.tsda_damper[:, 1] > 0) or np.any(m.tsda_fn >= 0)
                    or np.any(m.rsda_c) or np.any(m.rsda_damper[:, 1] > 0) or np.any(m.rsda_fn >= 0)
                    or np.any(m.bush_c) or np.any(m.bush_cr) or np.any(m.load_fn >= 0) or len(m.act_fn) > 0
-                   or len(m.hyd_mi) > 0 or len(m.cont_law) > 0)
+                   or len(m.hyd_mi) > 0 or len(m.cont_law) > 0 or len(m.pc_mi) > 0)
     return off, noncons
 
 
@@ -76,7 +78,7 @@ def force_variants(cm: CompiledModel):
     m = cm.arrays
     off, _ = force_variant_parts(cm)
     names = ("tsda_c", "tsda_fn", "tsda_damper", "rsda_c", "rsda_fn", "rsda_damper", "bush_c", "bush_cr",
-             "load_fn", "marker_input_adr", "act_fn", "act_input_adr", "hyd_mi", "cont_dissipative")
+             "load_fn", "marker_input_adr", "act_fn", "act_input_adr", "hyd_mi", "cont_dissipative", "pc_mi")
     cons = m._replace(**dict(zip(names, off)))
     damped = cons._replace(tsda_c=m.tsda_c, tsda_damper=m.tsda_damper, rsda_c=m.rsda_c, rsda_damper=m.rsda_damper,
                            bush_c=m.bush_c, bush_cr=m.bush_cr, cont_dissipative=m.cont_dissipative)
@@ -87,7 +89,7 @@ def _force_pairs(cm: CompiledModel) -> list[tuple[int, int]]:
     m = cm.arrays
     pairs = []
     for mi, mj in ((m.tsda_mi, m.tsda_mj), (m.rsda_mi, m.rsda_mj), (m.bush_mi, m.bush_mj), (m.act_mi, m.act_mj),
-                   (m.hyd_mi, m.hyd_mj)):
+                   (m.hyd_mi, m.hyd_mj), (m.pc_mi, m.pc_mj)):
         for a, b in zip(mi, mj):
             pairs.append((int(m.marker_body[a]), int(m.marker_body[b])))
     for a, b in zip(m.cpair_a, m.cpair_b):       # contact couples bodies that may touch (not only joined ones)
@@ -265,6 +267,9 @@ class ALFIntegrator:
         self.lam = np.array(initial.lam, dtype=float)
         self.u = np.zeros(cm.n_inputs)
         self.zs = np.array(m.z0, dtype=float)   # committed element states (model_arrays)
+        if len(m.pc_mi):                        # passive cylinders: end accelerations of the initial solve
+            ev.forces(initial.t, initial.q, initial.qd)
+            store_end_accelerations(m, initial.q, initial.qdd, ev.r, ev.w, ev.o, self.zs)
         self.lam_star = self.lam.copy()       # augmented Lagrangian multipliers (trapezoidal scheme)
         self.acc = self.qdd.copy()            # generalized-alpha pseudo-accelerations, a_0 = qdd_0
         self._state = (self.sc, self.q, self.qd, self.qdd, self.lam, self.u, self.zs, np.zeros(cm.n_inputs),
@@ -274,7 +279,7 @@ class ALFIntegrator:
               np.zeros((nm, 3)), np.zeros((nm, 3, 3)), np.zeros((nm, 3)), np.zeros((nm, 3)))
         fo = (np.zeros((len(m.tsda_mi), 3)), np.zeros((len(m.rsda_mi), 3)), np.zeros((len(m.bush_mi), 6)),
               np.zeros((len(m.act_mi), 3)), np.zeros((len(m.hyd_mi), N_HYD_OUT)),
-              np.zeros((len(m.cont_law), N_CONT_OUT)))
+              np.zeros((len(m.cont_law), N_CONT_OUT)), np.zeros((len(m.pc_mi), N_PC_OUT)))
         vec = lambda k: np.zeros(k)  # noqa: E731
         zn = np.array(m.z0, dtype=float)      # candidate element states
         self._ws = (fr, fo, zn, vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),

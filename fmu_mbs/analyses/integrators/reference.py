@@ -5,7 +5,8 @@ y' = (qd, qdd, P_diss, P_in), integrated by scipy's solve_ivp (DOP853 or Radau) 
 times; at every output time q and qd are projected back onto Phi = 0 and Phi_q qd = nu (minimum-norm
 Newton and least-squares corrections, analyses.assembly) and the integration restarts from there
 (coordinate projection, Hairer & Wanner VII.2). Not for singular positions: the KKT matrix is
-singular there.
+singular there. Passive cylinders take the end accelerations of the right-hand side itself (a fixed point of
+store and solve, analyses.assembly.passive_consistent_dynamics): no one-step lag, unlike the fixed-step solvers.
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ from scipy.integrate import solve_ivp
 
 from ...compiler import CompiledModel
 from ...errors import ConvergenceError
-from ..assembly import AssemblyResult, assemble, assemble_positions, solve_dynamics, solve_velocities
+from ..assembly import (
+    AssemblyResult,
+    assemble,
+    assemble_positions,
+    passive_consistent_dynamics,
+    solve_dynamics,
+    solve_velocities,
+)
 from ..evaluate import Evaluator
 from ..linear import independent_rows
 from ..trajectory import Trajectory
@@ -58,6 +66,7 @@ def integrate_reference(cm: CompiledModel, t_out: np.ndarray, initial: AssemblyR
     ev = Evaluator(cm)
     powers = _Powers(cm, ev)
     n = cm.n_q
+    passive = len(cm.arrays.pc_mi) > 0
     ev.constraints(float(t_out[0]), initial.q)
     rows = independent_rows(ev.J)[0]
 
@@ -69,6 +78,8 @@ def integrate_reference(cm: CompiledModel, t_out: np.ndarray, initial: AssemblyR
             raise ConvergenceError(f"model '{cm.model.name}': reference integration: singular KKT matrix at "
                                    f"t = {t:.9g} s (a singular position, or a coordinate without mass or "
                                    f"constraint); the ALF integrator passes such states") from None
+        if passive:                                    # passive cylinders: their inertia at these accelerations
+            qdd, lam = passive_consistent_dynamics(ev, t, q, qd, rows, qdd, lam)
         ev.zs[:] = ev.zn                               # element states (turn counting) follow the solution
         p_diss, p_in = powers(t, q, qd, lam)
         return np.concatenate([qd, qdd, [p_diss, p_in]])
@@ -93,6 +104,8 @@ def integrate_reference(cm: CompiledModel, t_out: np.ndarray, initial: AssemblyR
         ev.constraints(t, q, qd)
         rows = independent_rows(ev.J)[0]
         qdd, lam = solve_dynamics(ev, t, q, qd, rows)
+        if passive:
+            qdd, lam = passive_consistent_dynamics(ev, t, q, qd, rows, qdd, lam)
         out["q"][i], out["qd"][i], out["qdd"][i], lam_out[i] = q, qd, qdd, lam
         info["residual_position"][i] = np.max(np.abs(ev.phi), initial=0.0)
         info["residual_velocity"][i] = np.max(np.abs(ev.J @ qd - ev.nu), initial=0.0)

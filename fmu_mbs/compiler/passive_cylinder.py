@@ -1,0 +1,94 @@
+"""Lowering of passive cylinders (kernels/passive_cylinder.py): the part-data row, the squared stroke of the
+distance row, and the checks of the initial geometry that the element's formulas need."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.polynomial import polynomial as P
+
+from ..errors import ModelError
+from ..kernels import passive_cylinder as kp
+from ..model.elements import GROUND, Model, PassiveCylinder, PlanarBody, PointMass, RigidBody
+from ..model.functions import Constant, Linear, Polynomial, TimeFunction
+
+N_PC_PAR = kp.N_PC_PAR
+N_PC_STATES = kp.N_PC_STATES
+
+#: smallest cos^2 of the angle between the line and the plane normal to z_i (the universal joint's lock)
+MIN_COS2 = 1e-6
+
+
+def passive_parameters(f: PassiveCylinder) -> np.ndarray:
+    """The kernel's parameter row (PC_* layout) of element ``f``."""
+    par = np.zeros(kp.N_PC_PAR)
+    par[kp.PC_M_CYL] = f.cylinder_mass
+    par[kp.PC_CM_CYL] = f.cylinder_cm
+    par[kp.PC_JT_CYL], par[kp.PC_JA_CYL] = f.cylinder_inertia
+    par[kp.PC_M_ROD] = f.rod_mass
+    par[kp.PC_CM_ROD] = f.rod_cm
+    par[kp.PC_JT_ROD], par[kp.PC_JA_ROD] = f.rod_inertia
+    return par
+
+
+def squared_stroke(f: PassiveCylinder) -> TimeFunction:
+    """d(t)^2 as a time function, the f(t) of the distance row (ROW_D: (d.d - f)/2 = 0)."""
+    s = f.stroke
+    if isinstance(s, Polynomial):
+        coeffs = list(s.coefficients)
+    elif isinstance(s, Linear):
+        coeffs = [s.initial, s.rate]
+    elif isinstance(s, Constant):
+        return Constant(float(s.value) ** 2)
+    else:  # validation allows only the kinds above
+        raise ModelError(f"passive cylinder '{f.name}': 'stroke' must be constant, linear or polynomial")
+    return Polynomial(tuple(float(c) for c in P.polymul(coeffs, coeffs)))
+
+
+def _rotation(body) -> np.ndarray:
+    if isinstance(body, RigidBody):
+        e0, e1, e2, e3 = np.asarray(body.orientation, dtype=float) / np.linalg.norm(body.orientation)
+        return np.array([[2 * (e0 * e0 + e1 * e1) - 1, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
+                         [2 * (e1 * e2 + e0 * e3), 2 * (e0 * e0 + e2 * e2) - 1, 2 * (e2 * e3 - e0 * e1)],
+                         [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), 2 * (e0 * e0 + e3 * e3) - 1]])
+    if isinstance(body, PlanarBody):
+        c, s = np.cos(body.angle), np.sin(body.angle)
+        return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    return np.eye(3)
+
+
+def check_passive_geometry(model: Model, passive: list[PassiveCylinder], q0, bidx: dict, midx: dict,
+                           m_pos: np.ndarray, m_rot: np.ndarray) -> None:
+    """ModelError if an element's markers coincide at the initial positions, or (spatial) its line is along the
+    universal joint's cross axis z_i, where the joint locks (cos phi = 0 in seed 003 eq. 9)."""
+    bodies = {b.name: b for b in model.bodies}
+    problems = []
+
+    def world(marker: str):
+        k = midx[marker]
+        mk = model.markers[k]
+        if mk.body == GROUND:
+            return m_pos[k], m_rot[k]
+        body = bodies[mk.body]
+        A = _rotation(body)
+        pos = np.zeros(3)
+        pos[:len(body.position)] = body.position
+        if isinstance(body, PointMass):
+            A = np.eye(3)
+        return pos + A @ m_pos[k], A @ m_rot[k]
+
+    for f in passive:
+        (pi, Ri), (pj, _) = world(f.marker_i), world(f.marker_j)
+        d = pj - pi
+        length = float(np.linalg.norm(d))
+        if not length > 1e-12:
+            problems.append(f"force element '{f.name}': the origins of '{f.marker_i}' and '{f.marker_j}' coincide "
+                            f"at the initial positions (zero length)")
+            continue
+        if model.dimension == 3:
+            au = float(Ri[:, 2] @ d) / length
+            if 1.0 - au * au < MIN_COS2:
+                problems.append(f"force element '{f.name}': the line between the markers is along z of "
+                                f"'{f.marker_i}', the universal joint's cross axis (the joint locks there); turn "
+                                f"marker_i so that its z axis is across the cylinder")
+    if problems:
+        raise ModelError(problems, model.name)

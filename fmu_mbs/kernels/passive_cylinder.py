@@ -1,0 +1,211 @@
+"""Passive hydraulic-cylinder element (seed 003, M. Omar, "Decoupling kinematic loops for real-time multibody
+dynamic simulations"): a cylinder part and a rod part between two markers, removed from the system. They add
+no coordinates and no mass-matrix entries; their joint reactions act on the two parent bodies as applied forces.
+
+Geometry (world axes). P = origin of marker_i (universal joint), S = origin of marker_j (spherical joint),
+d = S - P, L = |d|, u = d/L (the centreline, the seed's k axis, eq. 2), L' = u.d' (eq. 12), u' = (d' - L' u)/L.
+The universal joint's cross axis fixed in marker_i is a = z_i (the seed's i axis, eq. 6); the other cross axis
+is fixed in the element and normal to a and u (the seed's j), and cos phi = |a x u| (eq. 8-9). Both parts share
+the angular velocity w_e (eq. 15). Vector form of eqs. (16)-(17) and (22)-(23), derived here instead of the
+garbled print of seed 003:
+
+- the relative rotation w_e - w_i of the element is about a and about the element's cross axis b = u x a/|u x a|,
+  i.e. it has no component along n = u - a (a.u), the axis normal to both cross axes:
+  (w_e - w_i) . n = 0;
+- the part of w_e normal to u follows from the line, w_perp = u x u', so with w_e = w_perp + s u:
+  s = (w_i.u - (a.u)(w_i.a) + (a.u)(w_perp.a)) / c2,  c2 = 1 - (a.u)^2 = cos^2 phi  (singular when u || a);
+- accelerations: u'' = P_perp(d'' - 2 L' u')/L - |u'|^2 u, alpha_perp = u x u'' - s (u x w_e) and, from the time
+  derivative of the joint condition, alpha_e.u = (alpha_i.n - (w_e - w_i).n' - alpha_perp.n)/c2 with
+  n' = u' - (w_i x a)(a.u) - a((w_i x a).u + a.u'). d'' = a_S - a_P and alpha_i are the marker accelerations of
+  the PREVIOUS step (seed 003 §2: "the parent marker accelerations from the previous time step will be used"),
+  kept in the element's states (z, 12 per element: a_P, alpha_i, a_S, alpha_j; world axes) and committed with
+  the other states on step acceptance (``store_end_accelerations``).
+
+Loads (eqs. 24-32 re-derived as a whole-element balance). Part CMs x_c = P + c_c u, x_r = S - c_r u with
+accelerations a_c = a_P + c_c u'', a_r = a_S - c_r u''; inertia about the CM J = J_t (I - u u^T) + J_a u u^T,
+so J alpha_e = J_t alpha_perp + J_a (alpha_e.u) u and w_e x J w_e = (J_a - J_t) s (w_e x u). Unknowns: the force
+F_P and torque T_P = tau n of the universal joint on the element, and the force F_S of the spherical joint
+(no torque, eq. 28). With the required loads F_c = m_c (a_c - g), F_r = m_r (a_r - g) and the moment about P
+M_P = c_c u x F_c + (L - c_r) u x F_r + sum(J alpha_e + w_e x J w_e):
+
+- moment about P along u (eq. 29-30): tau (n.u) = u.M_P, n.u = c2;
+- the rest of the moment: L u x F_S = M_P - T_P, so F_S,perp = (M_P - T_P) x u / L;
+- axial balance of the rod part with the drive f (positive extending): u.F_S = m_r u.(a_r - g) - f;
+- forces: F_P = F_c + F_r - F_S (eq. 31).
+
+The parents receive -F_P at P with -T_P, and -F_S at S. With zero part masses this is exactly an actuator
+(f u on marker_j's body, -f u on marker_i's). Planar models: a = z (both ends are pins), c2 = 1, all torques are
+about z and tau = 0. A stroke-driven element has f = 0 here; its distance row (ROW_D, f = d(t)^2) carries the
+drive force between the markers.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from .frames import add_wrench
+from .functions import eval_time_function
+from .model_arrays import PLANAR, POINT_MASS
+from .rotation import cross_v, dot_v
+
+# parameter row pc_par
+PC_M_CYL = 0        # cylinder part: mass (kg), CM distance from P (m), inertia transverse and axial (kg m^2)
+PC_CM_CYL = 1
+PC_JT_CYL = 2
+PC_JA_CYL = 3
+PC_M_ROD = 4        # rod part: mass, CM distance from S, inertias
+PC_CM_ROD = 5
+PC_JT_ROD = 6
+PC_JA_ROD = 7
+N_PC_PAR = 8
+
+N_PC_STATES = 12    # a_P (3), alpha_i (3), a_S (3), alpha_j (3), world axes
+N_PC_OUT = 12       # length, speed, force, fi (3), fj (3), ti (3)
+
+
+@njit(cache=True, _nrt=False)
+def _add(a, b, s):
+    return (a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2])
+
+
+@njit(cache=True, _nrt=False)
+def _scale(a, s):
+    return (s * a[0], s * a[1], s * a[2])
+
+
+@njit(cache=True, _nrt=False)
+def element_loads(L, u, ud, Ld, a, wi, alpha_i, acc_p, acc_s, g, par, f):
+    """Joint loads on the element: (F_P, T_P, F_S) (N, N m, N; world) from the line (length L m, unit u, rate u'
+    1/s, L' m/s), the U-joint cross axis a, marker_i's angular velocity wi and acceleration alpha_i, the end
+    accelerations acc_p, acc_s (m/s^2), gravity g, the part data ``par`` (PC_*) and the drive f (N)."""
+    uu = dot_v(ud, ud)
+    wperp = cross_v(u, ud)
+    au = dot_v(a, u)
+    c2 = 1.0 - au * au
+    s = (dot_v(wi, u) - au * dot_v(wi, a) + au * dot_v(wperp, a)) / c2
+    we = _add(wperp, u, s)
+    x = (acc_s[0] - acc_p[0] - 2.0 * Ld * ud[0], acc_s[1] - acc_p[1] - 2.0 * Ld * ud[1],
+         acc_s[2] - acc_p[2] - 2.0 * Ld * ud[2])
+    xu = dot_v(x, u)
+    udd = ((x[0] - xu * u[0]) / L - uu * u[0], (x[1] - xu * u[1]) / L - uu * u[1], (x[2] - xu * u[2]) / L - uu * u[2])
+    uxw = cross_v(u, we)
+    al_perp = _add(cross_v(u, udd), uxw, -s)
+    n = _add(u, a, -au)
+    adot = cross_v(wi, a)
+    ndot = _add(_add(ud, adot, -au), a, -(dot_v(adot, u) + dot_v(a, ud)))
+    rel = _add(we, wi, -1.0)
+    sigma = (dot_v(alpha_i, n) - dot_v(rel, ndot) - dot_v(al_perp, n)) / c2
+    # required net loads of the parts (m (a - g)) and the moment about P
+    mc, cc, jtc, jac = par[PC_M_CYL], par[PC_CM_CYL], par[PC_JT_CYL], par[PC_JA_CYL]
+    mr, cr, jtr, jar = par[PC_M_ROD], par[PC_CM_ROD], par[PC_JT_ROD], par[PC_JA_ROD]
+    ac = _add(acc_p, udd, cc)
+    ar = _add(acc_s, udd, -cr)
+    Fc = (mc * (ac[0] - g[0]), mc * (ac[1] - g[1]), mc * (ac[2] - g[2]))
+    Fr = (mr * (ar[0] - g[0]), mr * (ar[1] - g[1]), mr * (ar[2] - g[2]))
+    jt = jtc + jtr
+    ja = jac + jar
+    wxu = cross_v(we, u)
+    uFc = cross_v(u, Fc)
+    uFr = cross_v(u, Fr)
+    lr = L - cr
+    MP = (cc * uFc[0] + lr * uFr[0] + jt * al_perp[0] + ja * sigma * u[0] + (ja - jt) * s * wxu[0],
+          cc * uFc[1] + lr * uFr[1] + jt * al_perp[1] + ja * sigma * u[1] + (ja - jt) * s * wxu[1],
+          cc * uFc[2] + lr * uFr[2] + jt * al_perp[2] + ja * sigma * u[2] + (ja - jt) * s * wxu[2])
+    tau = dot_v(u, MP) / c2
+    TP = _scale(n, tau)
+    Fs_perp = _scale(cross_v(_add(MP, TP, -1.0), u), 1.0 / L)
+    Fs_ax = mr * (ar[0] - g[0]) * u[0] + mr * (ar[1] - g[1]) * u[1] + mr * (ar[2] - g[2]) * u[2] - f
+    FS = _add(Fs_perp, u, Fs_ax)
+    FP = (Fc[0] + Fr[0] - FS[0], Fc[1] + Fr[1] - FS[1], Fc[2] + Fr[2] - FS[2])
+    return FP, TP, FS
+
+
+@njit(cache=True, _nrt=False)
+def add_passive_cylinder_forces(m, t, q, r, o, R, vo, wm, u, zs, zn, Q, pc_out):
+    """Q += the loads of every passive cylinder on its parent bodies (module docstring); zn keeps the committed
+    end accelerations (they change only on step acceptance). pc_out rows: [length m, speed m/s, drive force N,
+    fi (3) N, fj (3) N, ti (3) N m]: the force on marker_i's and marker_j's body at the marker origins and the
+    universal joint's torque on marker_i's body, world axes."""
+    for k in range(m.pc_mi.shape[0]):
+        mi = m.pc_mi[k]
+        mj = m.pc_mj[k]
+        za = m.pc_z_adr[k]
+        for i in range(N_PC_STATES):
+            zn[za + i] = zs[za + i]
+        d = (o[mj, 0] - o[mi, 0], o[mj, 1] - o[mi, 1], o[mj, 2] - o[mi, 2])
+        L = math.sqrt(dot_v(d, d))
+        e = (d[0] / L, d[1] / L, d[2] / L)
+        dv = (vo[mj, 0] - vo[mi, 0], vo[mj, 1] - vo[mi, 1], vo[mj, 2] - vo[mi, 2])
+        Ld = dot_v(e, dv)
+        ud = ((dv[0] - Ld * e[0]) / L, (dv[1] - Ld * e[1]) / L, (dv[2] - Ld * e[2]) / L)
+        f, _, _ = eval_time_function(m.fn_type, m.fn_adr, m.fn_len, m.fn_par, m.pc_fn[k], t)
+        if m.pc_input_adr[k] >= 0:
+            f += u[m.pc_input_adr[k]]
+        a = (R[mi, 0, 2], R[mi, 1, 2], R[mi, 2, 2])
+        wi = (wm[mi, 0], wm[mi, 1], wm[mi, 2])
+        FP, TP, FS = element_loads(L, e, ud, Ld, a, wi, (zs[za + 3], zs[za + 4], zs[za + 5]),
+                                   (zs[za], zs[za + 1], zs[za + 2]), (zs[za + 6], zs[za + 7], zs[za + 8]),
+                                   (m.gravity[0], m.gravity[1], m.gravity[2]), m.pc_par[k], f)
+        fi = (-FP[0], -FP[1], -FP[2])
+        ti = (-TP[0], -TP[1], -TP[2])
+        fj = (-FS[0], -FS[1], -FS[2])
+        bi = m.marker_body[mi]
+        if bi >= 0:
+            s = (o[mi, 0] - r[bi, 0], o[mi, 1] - r[bi, 1], o[mi, 2] - r[bi, 2])
+            n = cross_v(s, fi)
+            add_wrench(m, bi, q, fi[0], fi[1], fi[2], n[0] + ti[0], n[1] + ti[1], n[2] + ti[2], 1.0, Q)
+        bj = m.marker_body[mj]
+        if bj >= 0:
+            s = (o[mj, 0] - r[bj, 0], o[mj, 1] - r[bj, 1], o[mj, 2] - r[bj, 2])
+            n = cross_v(s, fj)
+            add_wrench(m, bj, q, fj[0], fj[1], fj[2], n[0], n[1], n[2], 1.0, Q)
+        pc_out[k, 0] = L
+        pc_out[k, 1] = Ld
+        pc_out[k, 2] = f
+        for i in range(3):
+            pc_out[k, 3 + i] = fi[i]
+            pc_out[k, 6 + i] = fj[i]
+            pc_out[k, 9 + i] = ti[i]
+
+
+@njit(cache=True, _nrt=False)
+def _body_acc(m, b, q, qdd):
+    """CM acceleration and angular acceleration (world) of body b from qdd (alpha = 2 E(p) p'' for r-p bodies)."""
+    a = m.body_q_adr[b]
+    kind = m.body_kind[b]
+    if kind == POINT_MASS:
+        return ((qdd[a], qdd[a + 1], qdd[a + 2] if m.dim == 3 else 0.0), (0.0, 0.0, 0.0))
+    if kind == PLANAR:
+        return (qdd[a], qdd[a + 1], 0.0), (0.0, 0.0, qdd[a + 2])
+    e0, e1, e2, e3 = q[a + 3], q[a + 4], q[a + 5], q[a + 6]
+    d0, d1, d2, d3 = qdd[a + 3], qdd[a + 4], qdd[a + 5], qdd[a + 6]
+    return ((qdd[a], qdd[a + 1], qdd[a + 2]),
+            (2.0 * (-e1 * d0 + e0 * d1 - e3 * d2 + e2 * d3), 2.0 * (-e2 * d0 + e3 * d1 + e0 * d2 - e1 * d3),
+             2.0 * (-e3 * d0 - e2 * d1 + e1 * d2 + e0 * d3)))
+
+
+@njit(cache=True, _nrt=False)
+def store_end_accelerations(m, q, qdd, r, w, o, zs):
+    """Write the accelerations of both end markers of every passive cylinder into its states in zs: origin
+    acceleration a + alpha x s + w x (w x s) and angular acceleration (world), from the accepted (q, qdd) and the
+    body frames r, w and marker origins o evaluated at (q, qd)."""
+    for k in range(m.pc_mi.shape[0]):
+        za = m.pc_z_adr[k]
+        for end in range(2):
+            mk = m.pc_mi[k] if end == 0 else m.pc_mj[k]
+            base = za + 6 * end
+            b = m.marker_body[mk]
+            if b < 0:
+                for i in range(6):
+                    zs[base + i] = 0.0
+                continue
+            acc, alpha = _body_acc(m, b, q, qdd)
+            wb = (w[b, 0], w[b, 1], w[b, 2])
+            s = (o[mk, 0] - r[b, 0], o[mk, 1] - r[b, 1], o[mk, 2] - r[b, 2])
+            axs = cross_v(alpha, s)
+            wws = cross_v(wb, cross_v(wb, s))
+            for i in range(3):
+                zs[base + i] = acc[i] + axs[i] + wws[i]
+                zs[base + 3 + i] = alpha[i]
