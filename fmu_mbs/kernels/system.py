@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from .forces import add_applied_forces
+from .contact import add_contact_forces
+from .forces import add_element_forces
 from .frames import add_wrench, eval_body_frames, eval_marker_frames
 from .linalg import env_add
 from .mass import add_inertia_forces, gravity_potential, kinetic_energy
@@ -36,8 +37,10 @@ def applied_forces_ws(m, t, q, fr, u, h, zs, zn, Q, fo):
     tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out = fo
     for i in range(Q.shape[0]):
         Q[i] = 0.0
-    return add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out,
-                              hyd_out, cont_out)
+    V = add_element_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out)
+    if m.cpair_a.shape[0] > 0 or cont_out.shape[0] > 0:     # the contact kernel has NRT (~0.7 us a call): only if needed
+        V += add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)
+    return V
 
 
 @njit(cache=True, _nrt=False)
@@ -70,8 +73,9 @@ def total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo):
     for i in range(Q.shape[0]):
         Q[i] = 0.0
     tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out = fo
-    V = add_applied_forces(mx, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out,
-                           hyd_out, cont_out)
+    V = add_element_forces(mx, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out)
+    if mx.cpair_a.shape[0] > 0 or cont_out.shape[0] > 0:    # the contact kernel has NRT (~0.7 us a call): only if needed
+        V += add_contact_forces(mx, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)
     if u.shape[0] > 0:
         add_marker_inputs(m, q, fr, u, Q)
     add_inertia_forces(m, q, qd, Q)
