@@ -80,13 +80,16 @@ import math
 from numba import njit
 
 from .constraints import eval_constraint_rows
+from .contact import add_contact_forces
 from .linalg import env_cholesky, env_solve_permuted
 from .model_arrays import ModelArrays
 from .system import (
     VARIANT_CONSERVATIVE,
     VARIANT_DAMPED,
     VARIANT_NO_INPUTS,
+    add_marker_inputs,
     assemble_iteration_matrix,
+    base_forces_ws,
     eval_frames_ws,
     fd_force_jacobian,
     force_variant,
@@ -96,7 +99,6 @@ from .system import (
     mass_times,
     powers,
     step_report,
-    total_forces_ws,
 )
 
 # status codes returned by alf_advance
@@ -155,15 +157,15 @@ def galpha_parameters(rho):
 
 
 @njit(cache=True, _nrt=False)
-def project(m, jac, target, c, first, ptr, val, pos, work, y, rhs, x):
+def project(row_cols, jac, target, c, first, ptr, val, pos, work, y, rhs, x):
     """Mass-orthogonal projection in correction form: x += T^-1 c Phi_q^T (target - Phi_q x), with T = M + c
     Phi_q^T Phi_q already factorised (envelope storage); ``y`` (n_rows) and ``rhs`` (n_q) are scratch."""
-    jac_times(m, jac, x, y)
+    jac_times(row_cols, jac, x, y)
     for k in range(y.shape[0]):
         y[k] = target[k] - y[k]
     for i in range(rhs.shape[0]):
         rhs[i] = 0.0
-    jac_t_times(m, jac, y, rhs, c)
+    jac_t_times(row_cols, jac, y, rhs, c)
     env_solve_permuted(first, ptr, val, pos, rhs, work)
     for i in range(x.shape[0]):
         x[i] += rhs[i]
@@ -185,7 +187,7 @@ def chord_correction(row_cols, jac, jac_n, jk, c, res, dq, y, tmp, first, ptr, v
     nr = jac.shape[0]
     ncol = jac.shape[1]
     n = dq.shape[0]
-    for p in range(max_pass):
+    for _ in range(max_pass):
         for k in range(nr):
             sk = 0.0
             for cc in range(ncol):
@@ -265,6 +267,9 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
     element states)."""
     m = ModelArrays(*mt)
     mx = force_variant(m, off, VARIANT_NO_INPUTS)
+    # the arrays the per-iteration kernels need (a ModelArrays argument to a kernel LLVM does not inline costs ~0.1 us)
+    bv = (m.body_kind, m.body_q_adr, m.body_q_num, m.body_mass, m.body_inertia)
+    rc = m.row_cols
     pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx = pat
     sc, q, qd, qdd, lam, u, zs, u_last, lam_s, acc, vt, at, gc = st
     (fr, fo, zn, phi, jac, nu, gamma, jtw, Q, Qa, Qb, mb, q0, qd0, qdd0, lam0, y, res, dq, rhs, work, val, Wx,
@@ -298,6 +303,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         if colors[b] + 1 > n_colors:
             n_colors = colors[b] + 1
     record = rec_q.shape[0] > 0
+    has_contact = m.cpair_a.shape[0] > 0 or fo[5].shape[0] > 0
 
     # generalized-alpha coefficients (module docstring); rho = 1 gives exactly 2/h, -1, 0 and 4/h^2, -4/h, 0, -1
     am, af, gam, beta = galpha_parameters(opt[OPT_RHO])
@@ -334,7 +340,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 vt[i] = qd[i]
                 at[i] = qdd[i]
                 gc[i] = 0.0
-            jac_t_times(m, jac2, lam, gc, 1.0)      # M qdd = Q - Phi_q^T lam
+            jac_t_times(rc, jac2, lam, gc, 1.0)      # M qdd = Q - Phi_q^T lam
             sc[SC_EC_READY] = 1.0
 
     for step in range(n_steps):
@@ -376,29 +382,33 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 # kink cycles: refresh it at the iterate (converging steps keep the predictor's tangent)
                 fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps, colors,
                                   n_colors, adj_ptr, adj_idx, dlt)
-            V_s = total_forces_ws(m, mx, t1, q, qd, fr, u, h, zs, zn, Q, fo)
+            V_s = base_forces_ws(m, mx, t1, q, qd, fr, u, h, zs, zn, Q, fo)
             r, A, v, w, o, R, vo, wm = fr
+            if u.shape[0] > 0:                # here, not in a branch of base_forces_ws (see there)
+                add_marker_inputs(m, q, fr, u, Q)
+            if has_contact:
+                V_s += add_contact_forces(mx, q, r, o, R, vo, wm, h, zs, zn, Q, fo[5])
             eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
-            mass_blocks(m, q, mb)
+            mass_blocks(bv, q, mb)
             if it > 0:
                 for k in range(nr):
                     lam_s[k] += alpha * phi[k]
             # residual f = s (M qdd - Q) + Phi_q^T (s lam* + c Phi), s = h^2/4 for the trapezoidal rule
             # (energy-consistent: f = s (M qdd - Q - gc_n) + K^T (s lam* + c Phi), T = W + c/2 K^T K)
-            mass_times(m, mb, qdd, res, hh4, False)
+            mass_times(bv, mb, qdd, res, hh4, False)
             for k in range(nr):
                 y[k] = hh4 * lam_s[k] + c * phi[k]
             if ec:
                 for i in range(n):
                     res[i] -= hh4 * (Q[i] + gc[i])
                 chord_jacobian(jac2, jac, jk)
-                jac_t_times(m, jk, y, res, 1.0)
-                assemble_iteration_matrix(m, mb, jk, 0.5 * c, Wx, use_fd, pat, val)
+                jac_t_times(rc, jk, y, res, 1.0)
+                assemble_iteration_matrix(bv, mb, jk, 0.5 * c, Wx, use_fd, pat, val)
             else:
                 for i in range(n):
                     res[i] -= hh4 * Q[i]
-                jac_t_times(m, jac, y, res, 1.0)
-                assemble_iteration_matrix(m, mb, jac, c, Wx, use_fd, pat, val)
+                jac_t_times(rc, jac, y, res, 1.0)
+                assemble_iteration_matrix(bv, mb, jac, c, Wx, use_fd, pat, val)
             iters = it + 1
             bad = env_cholesky(first, ptr, val, pivot)
             if bad >= 0:
@@ -409,7 +419,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 dq[i] = -res[i]
             env_solve_permuted(first, ptr, val, pos, dq, work)
             if ec and nr > 0:
-                chord_correction(m.row_cols, jac, jac2, jk, c, res, dq, y2, dq2, first, ptr, val, pos, work, 4)
+                chord_correction(rc, jac, jac2, jk, c, res, dq, y2, dq2, first, ptr, val, pos, work, 4)
             err = 0.0
             for i in range(n):
                 e = abs(dq[i])
@@ -448,7 +458,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
 
         if status == OK and ec:
             # the output projections need T = W + c Phi_q^T Phi_q (the Newton matrix held K)
-            assemble_iteration_matrix(m, mb, jac, c, Wx, use_fd, pat, val)
+            assemble_iteration_matrix(bv, mb, jac, c, Wx, use_fd, pat, val)
             bad = env_cholesky(first, ptr, val, pivot)
             if bad >= 0:
                 status = SINGULAR
@@ -469,7 +479,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         # converged: apply the last correction dq (below tol) without a new evaluation. The multipliers
         # take its constraint part, lam = lam* + alpha (Phi + Phi_q dq); without it lam would be off by
         # up to alpha * tol (4e3 N for c = 1e7 kg, h = 1e-3 s, tol = 1e-10 m).
-        jac_times(m, jac, dq, y)
+        jac_times(rc, jac, dq, y)
         for k in range(nr):
             lam_s[k] += alpha * (phi[k] + y[k])
         for i in range(n):
@@ -483,28 +493,28 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         # round-off relative to the small correction (the plain form lost ~1e-7 rad per 0.3 s)
         if ec:
             # the trapezoid's state: vt, at and the end-point constraint force gc = Q - M at (last evaluation)
-            mass_times(m, mb, qdd, gc, -1.0, False)
+            mass_times(bv, mb, qdd, gc, -1.0, False)
             for i in range(n):
                 gc[i] += Q[i]
                 vt[i] = qd[i]
                 at[i] = qdd[i]
-        project(m, jac, nu, c, first, ptr, val, pos, work, y, rhs, qd)
+        project(rc, jac, nu, c, first, ptr, val, pos, work, y, rhs, qd)
         eval_frames_ws(m, q, qd, fr)      # gamma(q, qd) and the residuals at the final state
         r, A, v, w, o, R, vo, wm = fr
         eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi2, jac2, nu2, gamma2, jtw2)
         if ec:
             # consistent accelerations and multipliers for the output (the step does not read them back)
-            consistent_accelerations(m.row_cols, jac, gamma2, lam_s, c, gc, first, ptr, val, pos, work, y, rhs,
+            consistent_accelerations(rc, jac, gamma2, lam_s, c, gc, first, ptr, val, pos, work, y, rhs,
                                      qdd, lam)
             for i in range(n):
                 acc[i] = qdd[i]
         else:
-            project(m, jac, gamma2, c, first, ptr, val, pos, work, y, rhs, qdd)
+            project(rc, jac, gamma2, c, first, ptr, val, pos, work, y, rhs, qdd)
             # multipliers consistent with the projected accelerations: the projection changed M qdd by
             # Phi_q^T c (gamma - Phi_q qdd) (W-orthogonally), so lam = lam* + c (Phi_q qdd - gamma) is second-
             # order accurate (lam*, the trapezoidal multiplier, is first order). lam* stays the AL multiplier of
             # the next step: starting it from lam costs 0.2 more Newton iterations per step.
-            jac_times(m, jac, qdd, y)
+            jac_times(rc, jac, qdd, y)
             for k in range(nr):
                 lam[k] = lam_s[k] + c * (y[k] - gamma2[k])
             # pseudo-accelerations from the projected accelerations, (1 - am) a_1 = (1 - af) qdd_1 + af qdd_n - am a_n
