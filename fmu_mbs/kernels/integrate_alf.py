@@ -419,7 +419,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 dq[i] = -res[i]
             env_solve_permuted(first, ptr, val, pos, dq, work)
             if ec and nr > 0:
-                chord_correction(rc, jac, jac2, jk, c, res, dq, y2, dq2, first, ptr, val, pos, work, 4)
+                chord_correction(rc, jac, jac2, jk, c, res, dq, y2, dq2, first, ptr, val, pos, work, 2)
             err = 0.0
             for i in range(n):
                 e = abs(dq[i])
