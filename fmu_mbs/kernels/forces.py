@@ -74,10 +74,11 @@ def rotation_rate_about_z(R, wm, mi, mj):
     return (c * dot_v(wrel, ds) - s * dot_v(wrel, dc)) / (s * s + c * c), ds, dc, s, c
 
 
-@njit(cache=True)    # with NRT: the contact kernel allocates its narrow-phase buffer
-def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
-                       cont_out, pc_out):
-    """Q += all applied forces; returns the spring potential energy (J).
+@njit(cache=True, _nrt=False)
+def add_element_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
+                       pc_out):
+    """Q += every applied force but contact (add_applied_forces adds that); returns the spring potential energy (J).
+    Without NRT: an NRT kernel increments and decrements the count of every array of ``m`` on entry (~0.7 us).
 
     Element states (model_arrays): ``zs`` committed at the step start (read only), ``zn`` the candidates at
     this (t, q, qd), written here; ``h`` the step (s), 0 for a static evaluation. An RSDA's state is its
@@ -263,6 +264,15 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
         hyd_out[k, 5] = zn[a + 2]
         hyd_out[k, 6] = q1
         hyd_out[k, 7] = q2
-    V += add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)
     add_passive_cylinder_forces(m, t, q, r, o, R, vo, wm, u, zs, zn, Q, pc_out)
     return V
+
+
+@njit(cache=True)    # with NRT: the contact kernel allocates its narrow-phase buffer
+def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
+                       cont_out, pc_out):
+    """Q += all applied forces (add_element_forces, then contact); returns the spring and contact potential energy
+    (J). Element states and outputs as in add_element_forces; cont_out as in kernels.contact."""
+    V = add_element_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
+                           pc_out)
+    return V + add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)

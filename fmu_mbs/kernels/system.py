@@ -2,6 +2,11 @@
 (no allocation): frames, constraint rows, forces, block-diagonal mass matrix, products with M and
 Phi_q, and the assembly of the iteration matrix W + c Phi_q^T Phi_q into envelope storage.
 
+The kernels called in every Newton iteration take only the arrays they need, not ModelArrays: a call that
+passes the ~90 arrays of ModelArrays to a kernel that LLVM does not inline copies them all (~0.1 us a call,
+most of the cost of a one-body step). The body view ``bv`` = (body_kind, body_q_adr, body_q_num, body_mass,
+body_inertia); Jacobian products take ``row_cols``.
+
 Frame workspace ``fr`` = (r, A, v, w, o, R, vo, wm) as in kernels.frames; force-element outputs
 ``fo`` = (tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out) as in kernels.forces. The mass matrix
 is kept as one dense block per body, ``mb[b, :n_b, :n_b]`` with n_b = body_q_num[b] (r-p bodies: diag(m I3,
@@ -13,7 +18,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from .forces import add_applied_forces
+from .contact import add_contact_forces
+from .forces import add_element_forces
 from .frames import add_wrench, eval_body_frames, eval_marker_frames
 from .linalg import env_add
 from .mass import add_inertia_forces, gravity_potential, kinetic_energy
@@ -35,8 +41,11 @@ def applied_forces_ws(m, t, q, fr, u, h, zs, zn, Q, fo):
     tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out = fo
     for i in range(Q.shape[0]):
         Q[i] = 0.0
-    return add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out,
-                              hyd_out, cont_out, pc_out)
+    V = add_element_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
+                           pc_out)
+    if m.cpair_a.shape[0] > 0 or cont_out.shape[0] > 0:     # the contact kernel has NRT (~0.7 us a call)
+        V += add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)
+    return V
 
 
 @njit(cache=True, _nrt=False)
@@ -59,48 +68,62 @@ def add_marker_inputs(m, q, fr, u, Q):
 
 
 @njit(cache=True, _nrt=False)
-def total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo):
-    """Frames at (q, qd), then Q = applied + velocity-dependent inertia forces; returns spring energy.
-    ``mx`` is ``m`` with marker inputs switched off (they are added here, skipping zero inputs, which
-    is much cheaper than the per-marker loop of kernels.forces)."""
+def base_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo):
+    """Frames at (q, qd), then Q = applied forces but contact and marker inputs + velocity-dependent inertia
+    forces; returns the spring energy. ``mx`` is ``m`` with marker inputs switched off (total_forces_ws adds them,
+    skipping zero inputs, much cheaper than the per-marker loop of kernels.forces). No code that reads ModelArrays
+    may sit in a branch here: measured, the function then costs ~0.3 us more per call, branch taken or not."""
     r, A, v, w, o, R, vo, wm = fr          # the callees directly: every call that passes ModelArrays costs
-    eval_body_frames(m, q, qd, r, A, v, w)  # ~0.1-0.2 us (the tuple of ~55 arrays is copied by value)
+    eval_body_frames(m, q, qd, r, A, v, w)  # ~0.1-0.2 us (the tuple of ~90 arrays is copied by value)
     eval_marker_frames(m, r, A, v, w, o, R, vo, wm)
     for i in range(Q.shape[0]):
         Q[i] = 0.0
     tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out = fo
-    V = add_applied_forces(mx, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out,
-                           hyd_out, cont_out, pc_out)
-    if u.shape[0] > 0:
-        add_marker_inputs(m, q, fr, u, Q)
+    V = add_element_forces(mx, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
+                           pc_out)
     add_inertia_forces(m, q, qd, Q)
     return V
 
 
 @njit(cache=True, _nrt=False)
-def mass_blocks(m, q, mb):
-    """Per-body mass blocks at q (kg, kg m^2); r-p bodies: 4 G(p)^T Jbar G(p) on the p block."""
-    for b in range(m.body_kind.shape[0]):
-        kind = m.body_kind[b]
-        nb = m.body_q_num[b]
+def total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo):
+    """base_forces_ws plus marker inputs and contact forces: Q = applied + velocity-dependent inertia forces; returns
+    the spring and contact energy."""
+    V = base_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo)
+    if u.shape[0] > 0:
+        add_marker_inputs(m, q, fr, u, Q)
+    cont_out = fo[5]
+    if mx.cpair_a.shape[0] > 0 or cont_out.shape[0] > 0:    # the contact kernel has NRT (~0.7 us a call)
+        r, A, v, w, o, R, vo, wm = fr
+        V += add_contact_forces(mx, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)
+    return V
+
+
+@njit(cache=True, _nrt=False)
+def mass_blocks(bv, q, mb):
+    """Per-body mass blocks at q (kg, kg m^2); r-p bodies: 4 G(p)^T Jbar G(p) on the p block (``bv``: body view)."""
+    body_kind, body_q_adr, body_q_num, body_mass, body_inertia = bv
+    for b in range(body_kind.shape[0]):
+        kind = body_kind[b]
+        nb = body_q_num[b]
         for i in range(nb):
             for j in range(nb):
                 mb[b, i, j] = 0.0
-        mass = m.body_mass[b]
+        mass = body_mass[b]
         if kind == POINT_MASS:
             for i in range(nb):
                 mb[b, i, i] = mass
         elif kind == PLANAR:
             mb[b, 0, 0] = mass
             mb[b, 1, 1] = mass
-            mb[b, 2, 2] = m.body_inertia[b, 2, 2]
+            mb[b, 2, 2] = body_inertia[b, 2, 2]
         else:
             for i in range(3):
                 mb[b, i, i] = mass
-            a = m.body_q_adr[b] + 3
+            a = body_q_adr[b] + 3
             e0, e1, e2, e3 = q[a], q[a + 1], q[a + 2], q[a + 3]
             G = ((-e1, e0, e3, -e2), (-e2, -e3, e0, e1), (-e3, e2, -e1, e0))
-            J = m.body_inertia[b]
+            J = body_inertia[b]
             for r in range(4):
                 for c in range(r, 4):
                     s = 0.0
@@ -115,11 +138,13 @@ def mass_blocks(m, q, mb):
 
 
 @njit(cache=True, _nrt=False)
-def mass_times(m, mb, x, out, scale, accumulate):
-    """out (+)= scale * M x with the block-diagonal mass matrix."""
-    for b in range(m.body_kind.shape[0]):
-        a = m.body_q_adr[b]
-        nb = m.body_q_num[b]
+def mass_times(bv, mb, x, out, scale, accumulate):
+    """out (+)= scale * M x with the block-diagonal mass matrix (``bv``: body view)."""
+    body_q_adr = bv[1]
+    body_q_num = bv[2]
+    for b in range(body_q_adr.shape[0]):
+        a = body_q_adr[b]
+        nb = body_q_num[b]
         for i in range(nb):
             s = 0.0
             for j in range(nb):
@@ -131,38 +156,38 @@ def mass_times(m, mb, x, out, scale, accumulate):
 
 
 @njit(cache=True, _nrt=False)
-def jac_t_times(m, jac, y, out, scale):
-    """out += scale * Phi_q^T y."""
+def jac_t_times(row_cols, jac, y, out, scale):
+    """out += scale * Phi_q^T y (``row_cols``: ModelArrays.row_cols)."""
     for k in range(jac.shape[0]):
         yk = scale * y[k]
         if yk == 0.0:
             continue
         for c in range(jac.shape[1]):
-            col = m.row_cols[k, c]
+            col = row_cols[k, c]
             if col >= 0:
                 out[col] += jac[k, c] * yk
 
 
 @njit(cache=True, _nrt=False)
-def jac_times(m, jac, x, out):
-    """out = Phi_q x."""
+def jac_times(row_cols, jac, x, out):
+    """out = Phi_q x (``row_cols``: ModelArrays.row_cols)."""
     for k in range(jac.shape[0]):
         s = 0.0
         for c in range(jac.shape[1]):
-            col = m.row_cols[k, c]
+            col = row_cols[k, c]
             if col >= 0:
                 s += jac[k, c] * x[col]
         out[k] = s
 
 
 @njit(cache=True, _nrt=False)
-def jac_residual(m, jac, x, rhs):
+def jac_residual(row_cols, jac, x, rhs):
     """max_k |(Phi_q x)_k - rhs_k| (residual of a velocity or acceleration constraint level)."""
     worst = 0.0
     for k in range(jac.shape[0]):
         s = -rhs[k]
         for c in range(jac.shape[1]):
-            col = m.row_cols[k, c]
+            col = row_cols[k, c]
             if col >= 0:
                 s += jac[k, c] * x[col]
         if abs(s) > worst:
@@ -171,18 +196,20 @@ def jac_residual(m, jac, x, rhs):
 
 
 @njit(cache=True, _nrt=False)
-def assemble_iteration_matrix(m, mb, jac, c, Wx, use_wx, pat, val):
+def assemble_iteration_matrix(bv, mb, jac, c, Wx, use_wx, pat, val):
     """val = envelope of P (M + Wx + c Phi_q^T Phi_q) P^T with the index tables of ``pat`` = (pos, first,
     ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx): for entry c1 of row k, jp[e] = (c2, value index)
     for e in jp_ptr[k * ncol + c1] .. jp_ptr[k * ncol + c1 + 1] lists the lower-triangle products
     c jac[k, c1] jac[k, c2]; midx[b, i, j] is the value index of mass entry (i, j) of body b or -1.
     Wx (dense, symmetric, coupling only bodies adjacent in adj) is added when ``use_wx``. Returns the
-    number of Wx entries outside the envelope (0 unless the pattern is wrong)."""
+    number of Wx entries outside the envelope (0 unless the pattern is wrong). ``bv``: body view."""
     pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx = pat
+    body_q_adr = bv[1]
+    body_q_num = bv[2]
     for k in range(val.shape[0]):
         val[k] = 0.0
-    for b in range(m.body_kind.shape[0]):
-        nb = m.body_q_num[b]
+    for b in range(body_q_adr.shape[0]):
+        nb = body_q_num[b]
         for i in range(nb):
             for j in range(nb):
                 e = midx[b, i, j]
@@ -203,15 +230,15 @@ def assemble_iteration_matrix(m, mb, jac, c, Wx, use_wx, pat, val):
                 val[jp[e, 1]] += x1 * jac[k, jp[e, 0]]
     lost = 0
     if use_wx:
-        for b in range(m.body_kind.shape[0]):
-            a = m.body_q_adr[b]
-            nb = m.body_q_num[b]
+        for b in range(body_q_adr.shape[0]):
+            a = body_q_adr[b]
+            nb = body_q_num[b]
             for e in range(adj_ptr[b], adj_ptr[b + 1]):
                 b2 = adj_idx[e]
                 if b2 > b:
                     continue
-                a2 = m.body_q_adr[b2]
-                n2 = m.body_q_num[b2]
+                a2 = body_q_adr[b2]
+                n2 = body_q_num[b2]
                 for i in range(nb):
                     for j in range(n2):
                         if b2 == b and j > i:
@@ -368,5 +395,5 @@ def fd_force_jacobian(m, mx, t, q, qd, u, h, zs, zn, fr, fo, Q0, Qp, Wx, kq, kv,
 @njit(cache=True, _nrt=False)
 def step_report(m, q, qd, qdd, jac, nu, gamma):
     """(max |Phi_q qd - nu|, max |Phi_q qdd - gamma|, kinetic energy J, gravity potential J) in one call."""
-    return (jac_residual(m, jac, qd, nu), jac_residual(m, jac, qdd, gamma), kinetic_energy(m, q, qd),
-            gravity_potential(m, q))
+    return (jac_residual(m.row_cols, jac, qd, nu), jac_residual(m.row_cols, jac, qdd, gamma),
+            kinetic_energy(m, q, qd), gravity_potential(m, q))

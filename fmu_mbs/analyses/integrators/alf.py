@@ -217,7 +217,11 @@ class ALFIntegrator:
     springs, dampers or bushings; "full": always; "constraints": never), ``pivot_tol``, ``fd_eps``,
     ``rho_inf`` (spectral radius of the step's amplification at infinite frequency, in [0, 1]: 1 = the
     trapezoidal rule, no numerical damping; 0 = high frequencies removed in one step), ``max_halvings`` (a
-    failed step is redone as two half steps, recursively, up to this many times; 0 = raise at once)."""
+    failed step is redone as two half steps, recursively, up to this many times; 0 = raise at once),
+    ``scheme`` ("ali3p": the book's scheme, constraint forces at the step's ends and mass-orthogonal velocity and
+    acceleration projections fed back into the step; "energy": the energy-consistent trapezoid, constraint
+    impulse on the chord gradient, exact energy for quadratic rows such as distance joints of point masses, the
+    projections only for the reported qd, qdd, lam; trapezoidal rule only, see kernels/integrate_alf.py)."""
 
     name = "alf"
     label = "ALF"
@@ -225,7 +229,7 @@ class ALFIntegrator:
     def __init__(self, cm: CompiledModel, step: float, initial: AssemblyResult | None = None, *,
                  penalty: float = 1e7, tol: float = 1e-9, accept_tol: float = 1e-6, max_iter: int = 10,
                  tangent: str = "auto", pivot_tol: float = 1e-13, fd_eps: float = 1e-7, rho_inf: float = 1.0,
-                 max_halvings: int = 4):
+                 max_halvings: int = 4, scheme: str = "ali3p"):
         if not step > 0.0:
             raise ValueError(f"{self.label} step must be positive, got {step!r}")
         if int(max_iter) < 2:
@@ -238,11 +242,17 @@ class ALFIntegrator:
             rho = math.nan
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"rho_inf (spectral radius at infinity) must be in [0, 1], got {rho_inf!r}")
+        if scheme not in ("ali3p", "energy"):
+            raise ValueError(f"scheme must be 'ali3p' or 'energy', got {scheme!r}")
+        if scheme == "energy" and rho != 1.0:
+            raise ValueError(f"scheme 'energy' is the energy-consistent trapezoidal rule (rho_inf = 1), got rho_inf "
+                             f"= {rho_inf!r}")
         if int(max_halvings) != max_halvings or max_halvings < 0:
             raise ValueError(f"max_halvings must be a non-negative integer, got {max_halvings!r}")
         self.cm = cm
         self.step = float(step)
         self.rho_inf = rho
+        self.scheme = scheme
         self.max_halvings = int(max_halvings)
         initial = initial if initial is not None else assemble(cm)
         m = cm.arrays
@@ -256,8 +266,9 @@ class ALFIntegrator:
         self.penalty = float(penalty)
         self.opt = np.zeros(K.N_OPT)
         self.opt[[K.OPT_C, K.OPT_TOL, K.OPT_ACCEPT, K.OPT_MAX_ITER, K.OPT_USE_FD, K.OPT_NONCONS, K.OPT_PIVOT,
-                  K.OPT_FD_EPS, K.OPT_RHO]] = (self.penalty * self.m_ref, tol, accept_tol, max_iter,
-                                               float(self.use_fd), float(noncons), pivot_tol, fd_eps, self.rho_inf)
+                  K.OPT_FD_EPS, K.OPT_RHO, K.OPT_ENERGY]] = (self.penalty * self.m_ref, tol, accept_tol, max_iter,
+                                                            float(self.use_fd), float(noncons), pivot_tol, fd_eps,
+                                                            self.rho_inf, float(scheme == "energy"))
         # state
         self.sc = np.zeros(K.N_SC)
         self.sc[K.SC_T] = initial.t
@@ -272,8 +283,11 @@ class ALFIntegrator:
             store_end_accelerations(m, initial.q, initial.qdd, ev.r, ev.w, ev.o, self.zs)
         self.lam_star = self.lam.copy()       # augmented Lagrangian multipliers (trapezoidal scheme)
         self.acc = self.qdd.copy()            # generalized-alpha pseudo-accelerations, a_0 = qdd_0
+        # energy-consistent scheme: the trapezoid's own velocity and acceleration and the end-point constraint
+        # force Q - M at (set by the kernel from q, qd, qdd, lam on its first step: sc[SC_EC_READY])
+        self.vt, self.at, self.gc = np.zeros(n), np.zeros(n), np.zeros(n)
         self._state = (self.sc, self.q, self.qd, self.qdd, self.lam, self.u, self.zs, np.zeros(cm.n_inputs),
-                       self.lam_star, self.acc)
+                       self.lam_star, self.acc, self.vt, self.at, self.gc)
         # workspace, allocated once
         fr = (np.zeros((nb, 3)), np.zeros((nb, 3, 3)), np.zeros((nb, 3)), np.zeros((nb, 3)),
               np.zeros((nm, 3)), np.zeros((nm, 3, 3)), np.zeros((nm, 3)), np.zeros((nm, 3)))
@@ -286,7 +300,8 @@ class ALFIntegrator:
                     vec(n), vec(n), vec(n), np.zeros((nb, 7, 7)), vec(n), vec(n), vec(n), vec(nr), vec(nr),
                     vec(n), vec(n), vec(n), vec(n), vec(self.pattern.size),
                     np.zeros((n, n) if self.use_fd else (1, 1)), vec(nb),
-                    vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)))
+                    vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),
+                    np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(n), vec(n), vec(n))
         self._pat = self.pattern.as_tuple()
         self._mt = tuple(m)
         self._empty = (np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, nr)),
