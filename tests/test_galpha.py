@@ -410,3 +410,39 @@ def test_fmu_retries_a_failing_substep_before_discarding(fmus):
     s.close()
     assert np.max(np.abs(np.array(got) - ref[1:])) < 1e-9
     assert any("redone with halved steps" in m for m in s.log)
+
+
+def test_energy_scheme_from_the_fmu_and_the_cli_equals_the_library(fmus, tmp_path, capsys):
+    """solver.scheme = 1 and --scheme energy select the energy-consistent trapezoid: the same outputs as the
+    library's simulate(scheme="energy") to round-off, different from the default scheme; bad combinations named."""
+    from fmpy import simulate_fmu
+    from fmpy.fmi1 import FMICallException
+
+    from fmu_mbs.adapters.cli import main
+    from fmu_mbs.adapters.recording import read_csv
+    from fmu_mbs.model.names import channel_names
+
+    from fmu_harness import Slave
+    cm = compile_model(load_model(MODELS / "double_pendulum.json"))
+    names = [n for n in channel_names(cm.model) if not n.startswith("solver.")]
+    res = simulate_fmu(str(fmus["double_pendulum"]), stop_time=0.3, step_size=0.01, output_interval=0.01,
+                       output=names, start_values={"solver.scheme": 1})
+    lib = simulate(cm, 0.3, 1e-3, output_step=0.01, scheme="energy")
+    ref = _library_channels(cm, names, lib)
+    scale = np.maximum(1.0, np.abs(ref).max(axis=0))
+    assert np.max(np.abs(np.column_stack([res[n] for n in names]) - ref) / scale) < 1e-9
+    default = _library_channels(cm, names, simulate(cm, 0.3, 1e-3, output_step=0.01))
+    assert np.max(np.abs(default - ref) / scale) > 1e-8
+    bad = Slave(fmus["double_pendulum"], "bad_scheme").start(**{"solver.integrator": 1, "solver.scheme": 1})
+    assert any("solver.scheme = 1 (energy-consistent) needs solver.integrator = 0" in m for m in bad.log)
+    with pytest.raises(FMICallException, match="status 2"):
+        bad.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
+    bad.close()
+    out = tmp_path / "e.csv"
+    model = str(MODELS / "double_pendulum.json")
+    assert main(["simulate", model, "--t-end", "0.3", "--step", "0.001", "--scheme", "energy", "--output-step",
+                 "0.01", "--out", str(out)]) == 0
+    assert np.allclose(read_csv(out)["P2.r[1]"], ref[:, names.index("P2.r[1]")], rtol=0.0, atol=1e-12)
+    assert main(["simulate", model, "--t-end", "0.1", "--step", "0.001", "--integrator", "galpha", "--scheme",
+                 "energy", "--out", str(out)]) == 1
+    assert "--scheme applies to --integrator alf" in capsys.readouterr().err

@@ -150,6 +150,10 @@ def _run_simulate(cm, args, progress):
         if args.integrator != "galpha":
             raise CliError(f"--rho-inf applies to --integrator galpha, not '{args.integrator}'")
         extra["rho_inf"] = args.rho_inf
+    if args.scheme is not None:
+        if args.integrator != "alf":
+            raise CliError(f"--scheme applies to --integrator alf, not '{args.integrator}'")
+        extra["scheme"] = args.scheme
     return simulate(cm, args.t_end, args.step, integrator=args.integrator, progress=progress, **extra)
 
 
@@ -247,6 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "reference (scipy, slow)")
     p.add_argument("--rho-inf", type=_spectral_radius, metavar="R", help="galpha: spectral radius at infinite "
                    "frequency in [0, 1] (1 = no numerical damping), default 0.8")
+    p.add_argument("--scheme", choices=("ali3p", "energy"), help="alf: ali3p (projections, default) or energy "
+                   "(energy-consistent trapezoid: no loss on fast rotations)")
     p.add_argument("--output-step", type=_positive, metavar="H", help="interval between CSV rows (s); "
                    "default every step")
     p = sub.add_parser("build", help=_EXAMPLES["build"][1], description=_EXAMPLES["build"][1],

@@ -13,6 +13,7 @@ step is discarded.
 - Parameters (fixed, set before initialization): ``g[k]``, ``solver.h`` (s), ``solver.tolerance`` (Newton
   tolerance, m or rad), ``solver.penalty`` (penalty factor), ``solver.integrator`` (0 = ALF, trapezoidal rule;
   1 = generalized-alpha), ``solver.rho_inf`` (its spectral radius at infinity, in [0, 1], default 0.8),
+  ``solver.scheme`` (trapezoidal rule only: 0 = the book's ALI3-P with projections, 1 = energy-consistent),
   ``solver.input_interpolation``, and the model values listed in the model's ``exposed`` field
   (``<element>.<field>``; ``<joint>.s_start`` assembles the model with that joint coordinate held).
 - FMU state get/set/serialize captures the complete solver state (integrator state, inputs, outputs and the
@@ -91,6 +92,7 @@ class MbsSlave(Fmi2Slave):
         self.penalty = 1e7
         self.integrator_kind = 0
         self.rho_inf = 0.8
+        self.scheme = 0
         self.input_interpolation = 0
         self.t_start = 0.0
         self._outputs = channels(self.model)
@@ -129,6 +131,11 @@ class MbsSlave(Fmi2Slave):
         real("solver.rho_inf", "1", lambda: self.rho_inf, lambda v: setattr(self, "rho_inf", float(v)),
              description="generalized-alpha (solver.integrator = 1): spectral radius at infinite frequency, "
                          "in [0, 1]; 1 = no numerical damping", **par)
+        self.register_variable(Integer("solver.scheme", getter=lambda: self.scheme,
+                                       setter=lambda v: setattr(self, "scheme", int(v)),
+                                       description="trapezoidal rule (solver.integrator = 0): 0 = ALI3-P with "
+                                                   "projections, 1 = energy-consistent (no energy loss on "
+                                                   "fast rotations)", **par), nested=False)
         self.register_variable(Integer("solver.input_interpolation", getter=lambda: self.input_interpolation,
                                        setter=lambda v: setattr(self, "input_interpolation", int(v)),
                                        description="0 = hold inputs over a step, 1 = ramp linearly from the "
@@ -242,6 +249,10 @@ class MbsSlave(Fmi2Slave):
             problems.append(f"solver.integrator must be one of {sorted(INTEGRATORS)}, got {self.integrator_kind}")
         if not 0.0 <= self.rho_inf <= 1.0:
             problems.append(f"solver.rho_inf must be in [0, 1], got {self.rho_inf}")
+        if self.scheme not in (0, 1):
+            problems.append(f"solver.scheme must be 0 (ALI3-P) or 1 (energy-consistent), got {self.scheme}")
+        elif self.scheme == 1 and self.integrator_kind != 0:
+            problems.append("solver.scheme = 1 (energy-consistent) needs solver.integrator = 0 (trapezoidal rule)")
         if self.input_interpolation not in (0, 1):
             problems.append(f"solver.input_interpolation must be 0 (hold) or 1 (linear), got "
                             f"{self.input_interpolation}")
@@ -266,7 +277,7 @@ class MbsSlave(Fmi2Slave):
         cm, initial = self._initial_state(model, holds)
         self.cm = cm
         kind = INTEGRATORS[self.integrator_kind]
-        scheme = {"rho_inf": self.rho_inf} if kind == "galpha" else {}
+        scheme = {"rho_inf": self.rho_inf} if kind == "galpha" else {"scheme": ("ali3p", "energy")[self.scheme]}
         self.integ = STEPPERS[kind](cm, self.h, initial, penalty=self.penalty, tol=self.tolerance, **scheme)
         self.integ.u[:] = self.u_set
         self.u_prev[:] = self.u_set
