@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..compiler import CompiledModel
-from ..errors import AssemblyError
+from ..errors import AssemblyError, ConvergenceError
 from .evaluate import Evaluator
 from .linear import independent_rows, min_norm_multipliers, solve_kkt
 
 POSITION_TOL = 1e-10   # max |Phi| accepted (m, or rad for angle rows)
+FRICTION_TOL = 1e-12   # joint friction fixed point: max |lam change| relative to 1 + max |lam|
+FRICTION_MAX_ITER = 100
 
 
 @dataclass
@@ -87,7 +89,9 @@ def solve_dynamics(ev: Evaluator, t: float, q: np.ndarray, qd: np.ndarray,
                    rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Accelerations and multipliers from M qdd + Phi_q^T lam = Q, Phi_q qdd = gamma (index-1 form,
     seed 002 eq. 4.8 with the sign of eq. 4.4). With redundant rows, qdd uses the independent rows and
-    lam is the minimum-norm solution of Phi_q^T lam = Q - M qdd."""
+    lam is the minimum-norm solution of Phi_q^T lam = Q - M qdd. Joint friction depends on lam (its reaction):
+    fixed-point iteration lam_k -> Q(lam_k) -> lam_k+1 from the friction-free solution until lam changes by
+    less than FRICTION_TOL (a contraction while mu r_pin / lever < 1 in effect; ConvergenceError otherwise)."""
     M = ev.mass(q).copy()
     Q = ev.forces(t, q, qd).copy()
     ev.constraints(t, q, qd)
@@ -99,7 +103,22 @@ def solve_dynamics(ev: Evaluator, t: float, q: np.ndarray, qd: np.ndarray,
     qdd, lam = solve_kkt(M, J, Q, ev.gamma, rows)
     if len(redundant):
         lam = min_norm_multipliers(J, Q - M @ qdd)
-    return qdd, lam
+    if not ev.has_joint_friction:
+        return qdd, lam
+    change = np.inf
+    for _ in range(FRICTION_MAX_ITER):
+        ev.Q[:] = Q
+        Qf = ev.joint_friction(q, lam).copy()
+        qdd, lam_new = solve_kkt(M, J, Qf, ev.gamma, rows)
+        if len(redundant):
+            lam_new = min_norm_multipliers(J, Qf - M @ qdd)
+        change = float(np.max(np.abs(lam_new - lam), initial=0.0))
+        lam = lam_new
+        if change <= FRICTION_TOL * (1.0 + float(np.max(np.abs(lam), initial=0.0))):
+            return qdd, lam
+    raise ConvergenceError(f"model '{ev.cm.model.name}': joint friction and reactions do not converge at t = "
+                           f"{t:.9g} s (multipliers still change by {change:.3g} after {FRICTION_MAX_ITER} "
+                           f"fixed-point iterations): friction arms too large for the joint's geometry?")
 
 
 def assemble(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, qd: np.ndarray | None = None,

@@ -19,7 +19,15 @@ from ..kernels.constraints import eval_constraints
 from ..kernels.frames import body_accelerations
 from ..kernels.hydraulics import N_HYD_OUT
 from ..kernels.model_arrays import MAX_ROW_COLS, PLANAR, RIGID, ROW_ANGLE
-from ..model.elements import Actuator, Bushing, Contact, HydraulicCylinder, RotationalSpringDamper, SpringDamper
+from ..model.elements import (
+    Actuator,
+    Bushing,
+    Contact,
+    HydraulicCylinder,
+    JointFriction,
+    RotationalSpringDamper,
+    SpringDamper,
+)
 from ..model.names import HYDRAULIC_OUTPUTS, Channel, channels
 from .evaluate import Evaluator
 from .reactions import driver_efforts, joint_reactions
@@ -60,6 +68,7 @@ class ChannelEvaluator:
         self._act = [f.name for f in model.forces if isinstance(f, Actuator)]
         self._hyd = [f.name for f in model.forces if isinstance(f, HydraulicCylinder)]
         self._cont = [f.name for f in model.forces if isinstance(f, Contact)]
+        self._jf = [f.name for f in model.forces if isinstance(f, JointFriction)]
         self._joints = [j.name for j in model.joints]
         self._drivers = [d.name for d in model.drivers]
 
@@ -67,7 +76,8 @@ class ChannelEvaluator:
         sizes = [("marker", 16 * nm), ("s", nmeas), ("sd", nmeas), ("reaction", 6 * len(self._joints)),
                  ("driver", len(self._drivers)), ("tsda", 3 * len(self._tsda)), ("rsda", 3 * len(self._rsda)),
                  ("bush", 6 * len(self._bush)), ("act", 3 * len(self._act)),
-                 ("hyd", N_HYD_OUT * len(self._hyd)), ("cont", 5 * len(self._cont)), ("energy", 3), ("solver", 2)]
+                 ("hyd", N_HYD_OUT * len(self._hyd)), ("cont", 5 * len(self._cont)),
+                 ("jf", 3 * len(self._jf)), ("energy", 3), ("solver", 2)]
         self._raw = np.zeros(sum(n for _, n in sizes))
         self._off: dict[str, int] = {}
         pos = 0
@@ -117,6 +127,8 @@ class ChannelEvaluator:
                     + [q for q, _ in HYDRAULIC_OUTPUTS].index(c.quantity))
         if c.kind == "contact":
             return self._off["cont"] + 5 * self._cont.index(c.element) + {"fn": 0, "ft": 1 + k, "depth": 4}[c.quantity]
+        if c.kind == "joint_friction":
+            return self._off["jf"] + 3 * self._jf.index(c.element) + {"slip": 1, "load": 2}.get(c.quantity, 0)
         if c.kind == "energy":
             return self._off["energy"] + ("kinetic", "potential", "total").index(c.quantity)
         return self._off["solver"] + ("iterations", "residual").index(c.quantity)
@@ -146,6 +158,7 @@ class ChannelEvaluator:
         ev.h = 0.0
         ev.constraints(t, q, qd)                      # twist rows for the reactions
         ev.forces(t, q, qd)                           # frames, element outputs, spring energy
+        ev.joint_friction(q, lam)                     # joint friction loaded by these multipliers
         ev.zs[:] = ev.zn                              # element states (RSDA turns) from this state on
         self._markers(q, qd, qdd)
         self._coordinates(t, q, qd)
@@ -160,6 +173,7 @@ class ChannelEvaluator:
         self._block("act", ev.act_out.shape)[:] = ev.act_out
         self._block("hyd", ev.hyd_out.shape)[:] = ev.hyd_out
         self._block("cont", ev.cont_out.shape)[:] = ev.cont_out
+        self._block("jf", ev.jf_out.shape)[:] = ev.jf_out
         kinetic = ev.kinetic_energy(q, qd)
         potential = ev.gravity_energy(q) + ev.spring_energy
         self._block("energy", (3,))[:] = (kinetic, potential, kinetic + potential)

@@ -28,6 +28,7 @@ from .compiled_model import CompiledModel
 from .contacts import compile_contacts
 from .functions import FunctionPool
 from .hydraulics import hydraulic_parameters, hydraulic_states
+from .joint_friction import compile_joint_friction
 from .joints import coordinate_row, joint_rows
 
 _ROW_NAMES = {ma.ROW_CD: "CD", ma.ROW_DP1: "DP1", ma.ROW_DP2: "DP2", ma.ROW_D: "D", ma.ROW_ANGLE: "ANGLE",
@@ -219,6 +220,8 @@ def compile_model(model: Model) -> CompiledModel:
         for c, fn in enumerate(comps):
             load_fn[k, c] = pool.add(fn)
     contact_fields, z_contact = compile_contacts(model, midx, pool, len(rsda) + N_HYD_STATES * len(cylinders))
+    jf_fields, z_jf = compile_joint_friction(model, midx, joint_rows_of,
+                                             len(rsda) + N_HYD_STATES * len(cylinders) + len(z_contact))
     fn_type, fn_adr, fn_len, fn_par, curve_par = pool.arrays()
 
     def vec3(items, attr):
@@ -258,12 +261,13 @@ def compile_model(model: Model) -> CompiledModel:
         act_input_adr=np.arange(len(actuators), dtype=np.int64),
         rsda_z_adr=np.arange(len(rsda), dtype=np.int64),     # element states: an RSDA's angle (turn counting)
         z0=np.concatenate([[f.free_angle for f in rsda]] + [hydraulic_states(c) for c in cylinders]
-                          + [z_contact]).astype(float),
+                          + [z_contact, z_jf]).astype(float),
         hyd_mi=hyd_mi, hyd_mj=hyd_mj, hyd_par=np.array([hydraulic_parameters(c) for c in cylinders],
                                                         dtype=float).reshape(len(cylinders), N_HP),
         hyd_fn=hyd_fn, hyd_input_adr=hyd_input_adr,
         hyd_z_adr=len(rsda) + N_HYD_STATES * np.arange(len(cylinders), dtype=np.int64),
         **contact_fields,
+        **jf_fields,
     )
     measure = arrays._replace(**row_table(meas))
     for arr in list(arrays) + list(measure):

@@ -13,6 +13,11 @@ broad-phase group/mask bits and the CSR list of shapes it never collides with), 
 compiled shape pair (a and b shape, contact element, stiffness, state address; CSR lookup by the smaller shape
 index), ``cont_*`` per contact element (law, parameters, friction model, curve addresses) and
 ``cont_dissipative`` ([1]; 0 in the energy split's conservative variant).
+
+Joint friction (kernels/joint_friction.py): ``jf_*`` per friction element: joint type (JF_REVOLUTE or
+JF_PRISMATIC), the joint's markers, its constraint rows (-1 padded), friction law and CP_* parameters
+(kernels.contact), geometry (JG_* columns), bristle state address (3 values, -1 = none) and ``jf_dissipative``
+([1]; 0 in the conservative variant).
 """
 
 from __future__ import annotations
@@ -66,5 +71,6 @@ ModelArrays = namedtuple("ModelArrays_" + __name__.split(".")[0], [
     "mesh_ptr", "mesh_verts", "mesh_tri_ptr", "mesh_tris",
     "cpair_a", "cpair_b", "cpair_contact", "cpair_k", "cpair_z_adr", "cpair_ptr", "cpair_other", "cpair_index",
     "cont_law", "cont_par", "cont_friction", "cont_curves", "cont_dissipative",
+    "jf_type", "jf_mi", "jf_mj", "jf_rows", "jf_model", "jf_par", "jf_geo", "jf_z_adr", "jf_dissipative",
 ])
 ModelArrays.__qualname__ = "ModelArrays"     # pickle and repr find it under its module-level name

@@ -19,7 +19,9 @@ Outputs, in this order:
   ``f``, because ``<actuator>.f`` is the actuator's input and an FMU needs unique names);
   hydraulic_cylinder ``length, speed, force, p1, p2, U, Q1, Q2`` (m, m/s, N, Pa, Pa, 1, m3/s, m3/s); contact ``fn``
   (sum of the normal forces of its contact points, N), ``ft[1..3]`` (resultant friction force on the
-  shapes_a side, world axes, N), ``depth`` (largest penetration, m).
+  shapes_a side, world axes, N), ``depth`` (largest penetration, m); joint_friction ``torque`` (revolute, N.m)
+  or ``force`` (prismatic, N): the friction on marker_j's body along the joint axis, ``slip`` (sliding speed at
+  the friction surface, m/s), ``load`` (normal load from the reaction and preload, N).
 - ``energy.kinetic``, ``energy.potential`` (gravity and springs), ``energy.total`` (J);
   ``solver.iterations``, ``solver.residual`` (1).
 
@@ -38,6 +40,7 @@ from .elements import (
     Bushing,
     Contact,
     HydraulicCylinder,
+    JointFriction,
     Model,
     RotationalSpringDamper,
     SpringDamper,
@@ -77,6 +80,7 @@ _DESCRIPTIONS = {
     "kinetic": "kinetic energy", "potential": "potential energy (gravity and springs)",
     "total": "total mechanical energy",
     "fn": "normal force", "ft": "friction force", "depth": "penetration",
+    "torque": "torque", "slip": "sliding speed", "load": "normal load",
     "iterations": "solver iterations", "residual": "solver residual",
 }
 
@@ -167,6 +171,11 @@ def channels(model: Model) -> list[Channel]:
         elif isinstance(f, Contact):
             out += [_scalar(f.name, "fn", "N", "contact")] + _vector(f.name, "ft", "N", 3, "contact") + \
                 [_scalar(f.name, "depth", "m", "contact")]
+        elif isinstance(f, JointFriction):
+            kind = "joint_friction"
+            load = ("torque", "N.m") if joint_types.get(f.joint) == "revolute" else ("force", "N")
+            out += [_scalar(f.name, *load, kind), _scalar(f.name, "slip", "m/s", kind),
+                    _scalar(f.name, "load", "N", kind)]
     out += [_scalar("energy", q, "J", "energy") for q in ("kinetic", "potential", "total")]
     out += [_scalar("solver", "iterations", "1", "solver"), _scalar("solver", "residual", "1", "solver")]
     return out
