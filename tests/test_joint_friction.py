@@ -54,6 +54,10 @@ def test_block_on_incline_slides_with_the_coulomb_acceleration():
     assert accel == pytest.approx(G * (math.sin(a) - mu * math.cos(a)), rel=1e-3)
     assert _channel(cm, tr, "seal.load")[-1] == pytest.approx(M_BLOCK * G * math.cos(a), rel=1e-6)
     assert _channel(cm, tr, "seal.force")[-1] == pytest.approx(mu * M_BLOCK * G * math.cos(a), rel=1e-6)
+    ga = simulate(cm, 1.0, 1e-3, output_step=0.1, integrator="galpha")
+    slip = _channel(cm, ga, "seal.slip")
+    assert -(slip[-1] - slip[1]) / (ga.t[-1] - ga.t[1]) == pytest.approx(G * (math.sin(a) - mu * math.cos(a)),
+                                                                         rel=1e-3)
 
 
 K_B = 1e6                                  # bristle stiffness (N/m)
@@ -187,6 +191,48 @@ def test_revolute_breakaway_under_a_torque_ramp_at_mu_s_r_F():
     # elastic and viscous bristle under the ramp (steady state k r^2 th + c r^2 th' = k t): no creep
     assert tr.q[stuck, 2] == pytest.approx(rate * (1.0 - c_b / k_b) / (k_b * r * r), rel=1e-4)
     assert tr.q[-1, 2] > 100.0 * mu_s * m * G / (k_b * r)                           # it turns after t_b
+
+
+# --- spatial joints: bending moment and axial force ----------------------------------------------------------
+
+@pytest.mark.parametrize("case", ["overhung", "vertical"])
+def test_spatial_revolute_spin_down_with_bending_and_axial_terms(case):
+    """A wheel spinning about its principal axis z on a revolute joint decelerates at mu r N / I_zz with
+    N = m g (1 + d / bending_arm) when its CM overhangs the bearing by d on a horizontal axis (radial force m g,
+    bending moment m g d), and N = m g friction_arm / r on a vertical axis (axial force m g only)."""
+    m, izz, r, mu, d, arm_b, arm_n, w0 = 2.0, 0.04, 0.02, 0.2, 0.1, 0.05, 0.03, 20.0
+    g = (0.0, -G, 0.0) if case == "overhung" else (0.0, 0.0, -G)
+    b = ModelBuilder("spin", dimension=3, gravity=g)
+    b.add_rigid_body("wheel", m, [[0.02, 0.0, 0.0], [0.0, 0.02, 0.0], [0.0, 0.0, izz]], position=(0.0, 0.0, d),
+                     angular_velocity=(0.0, 0.0, w0))
+    b.add_marker("axle", "ground")
+    b.add_marker("hub", "wheel", (0.0, 0.0, -d))
+    b.add_joint("bearing", "revolute", "axle", "hub")
+    b.add_joint_friction("bearing_friction", "bearing", mu=mu, pin_radius=r, bending_arm=arm_b, friction_arm=arm_n)
+    cm = compile_model(b.build())
+    tr = simulate(cm, 1.0, 1e-3, output_step=0.5)
+    load = m * G * (1.0 + d / arm_b) if case == "overhung" else m * G * arm_n / r
+    assert _channel(cm, tr, "bearing_friction.load")[-1] == pytest.approx(load, rel=1e-6)
+    # the reaction is exact; the spinning Euler-parameter body's rate carries the O((w h)^2) integration error
+    assert _channel(cm, tr, "bearing.sd")[-1] == pytest.approx(w0 - mu * r * load / izz * 1.0, rel=1e-4)
+
+
+def test_inverse_dynamics_driver_overcomes_pin_friction():
+    """A wheel pivoted at its CM, driven at 5 rad/s: the driver's effort is the friction torque mu r m g."""
+    from fmu_mbs.analyses.inverse import inverse_dynamics
+
+    m, r, mu = 1.5, 0.05, 0.2
+    b = ModelBuilder("driven", dimension=2, gravity=(0.0, -G))
+    b.add_planar_body("wheel", m, 0.01)
+    b.add_marker("axle", "ground")
+    b.add_marker("hub", "wheel")
+    b.add_joint("bearing", "revolute", "axle", "hub")
+    b.add_joint_friction("bearing_friction", "bearing", mu=mu, pin_radius=r)
+    b.add_driver("motor", "bearing", Linear(0.0, 5.0))
+    cm = compile_model(b.build())
+    tr = inverse_dynamics(cm, 0.5, 0.1)
+    effort = -tr.lam[:, cm.driver_rows["motor"]]
+    assert np.allclose(effort, mu * r * m * G, rtol=1e-9)
 
 
 # --- model checks -----------------------------------------------------------------------------------------------
