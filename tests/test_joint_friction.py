@@ -163,6 +163,19 @@ def test_pin_friction_energy_balance_closes():
     assert np.abs(total - total[0]).max() < 1e-4 * i["energy_dissipated"][-1]
 
 
+def test_catalogue_friction_pendulum_comes_to_rest_off_centre_and_stays():
+    """models/friction_pendulum.json (bristle pin friction, mu_s = 0.4, r = 20 mm): the swing dies out and the
+    pendulum sticks where gravity's torque is below the breakaway torque mu_s r m g, then holds (no creep)."""
+    from pathlib import Path
+
+    cm = compile_model(load_model(Path(__file__).resolve().parents[1] / "models" / "friction_pendulum.json"))
+    tr = simulate(cm, 20.0, 1e-3, output_step=1.0)
+    theta, rate = tr.q[:, 2], tr.qd[:, 2]
+    assert np.abs(rate[-5:]).max() < 1e-9 and np.ptp(theta[-5:]) < 1e-12
+    assert 1.0 * G * 0.3 * abs(math.sin(theta[-1])) < 0.4 * 0.02 * 1.0 * G
+    assert np.abs(theta[:10]).max() > 0.5                      # it did swing first
+
+
 # --- breakaway of a stuck revolute joint ------------------------------------------------------------------------
 
 def test_revolute_breakaway_under_a_torque_ramp_at_mu_s_r_F():

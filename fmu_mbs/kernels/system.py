@@ -319,21 +319,26 @@ def powers(m, mx, md, mc, t, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu, noncons,
         p_in -= lam[k] * nu[k]
     if not noncons:
         return 0.0, p_in
+    jf = m.jf_type.shape[0] > 0          # (skip the calls: each one copies the ModelArrays tuple)
     applied_forces_ws(mx, t, q, fr, u, 0.0, zs, zn, Qa, fo)
-    joint_friction_ws(mx, q, fr, jtw, lam, 0.0, zs, zn, Qa, fo)
+    if jf:
+        joint_friction_ws(mx, q, fr, jtw, lam, 0.0, zs, zn, Qa, fo)
     add_marker_inputs(m, q, fr, u, Qa)
     applied_forces_ws(md, t, q, fr, u, 0.0, zs, zn, Qb, fo)
-    joint_friction_ws(md, q, fr, jtw, lam, 0.0, zs, zn, Qb, fo)
+    if jf:
+        joint_friction_ws(md, q, fr, jtw, lam, 0.0, zs, zn, Qb, fo)
     for i in range(q.shape[0]):
         p_in += (Qa[i] - Qb[i]) * qd[i]
     applied_forces_ws(mc, t, q, fr, u, 0.0, zs, zn, Qa, fo)
-    joint_friction_ws(mc, q, fr, jtw, lam, 0.0, zs, zn, Qa, fo)
+    if jf:
+        joint_friction_ws(mc, q, fr, jtw, lam, 0.0, zs, zn, Qa, fo)
     p_diss = 0.0
     for i in range(q.shape[0]):
         p_diss -= (Qb[i] - Qa[i]) * qd[i]
     # leave the element outputs at the full model's values
     applied_forces_ws(mx, t, q, fr, u, 0.0, zs, zn, Qa, fo)
-    joint_friction_ws(mx, q, fr, jtw, lam, 0.0, zs, zn, Qa, fo)
+    if jf:
+        joint_friction_ws(mx, q, fr, jtw, lam, 0.0, zs, zn, Qa, fo)
     return p_diss, p_in
 
 
@@ -349,8 +354,10 @@ def fd_force_jacobian(m, mx, t, q, qd, u, h, zs, zn, fr, fo, Q0, Qp, Wx, kq, kv,
     for i in range(n):
         for j in range(n):
             Wx[i, j] = 0.0
+    jf = m.jf_type.shape[0] > 0
     total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q0, fo)
-    joint_friction_ws(mx, q, fr, jtw, lam, h, zs, zn, Q0, fo)
+    if jf:
+        joint_friction_ws(mx, q, fr, jtw, lam, h, zs, zn, Q0, fo)
     for level in range(2):
         x = q if level == 0 else qd
         scale = kq if level == 0 else kv
@@ -369,7 +376,8 @@ def fd_force_jacobian(m, mx, t, q, qd, u, h, zs, zn, fr, fo, Q0, Qp, Wx, kq, kv,
                 if not any_body:
                     continue
                 total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Qp, fo)
-                joint_friction_ws(mx, q, fr, jtw, lam, h, zs, zn, Qp, fo)
+                if jf:
+                    joint_friction_ws(mx, q, fr, jtw, lam, h, zs, zn, Qp, fo)
                 for b in range(nb):
                     if colors[b] == col and m.body_q_num[b] > s:
                         a = m.body_q_adr[b] + s
