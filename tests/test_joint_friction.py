@@ -139,7 +139,7 @@ def test_pin_friction_pendulum_matches_the_minimal_coordinate_solution():
     ref = _pendulum_reference(t_out)
     assert ref[0] - abs(ref).max() == 0.0 and np.abs(ref[20:]).max() < 0.9 * TH0   # it does lose amplitude
     alf = simulate(cm, 2.0, 5e-4, output_step=0.05)
-    assert np.abs(alf.q[:, 2] - ref).max() < 1e-4
+    assert np.abs(alf.q[:, 2] - ref).max() < 3e-5        # 1.0e-5 measured (the reaction estimate is 2nd order)
     exact = simulate(cm, 2.0, 0.05, integrator="reference")
     assert np.abs(exact.q[:, 2] - ref).max() < 1e-7
     # the friction torque is mu r |F| where the pin slides fast (|slip| >> v_eps)
