@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..compiler import CompiledModel
-from ..errors import AssemblyError
+from ..errors import AssemblyError, ConvergenceError
 from ..kernels.passive_cylinder import store_end_accelerations
 from .evaluate import Evaluator
 from .linear import independent_rows, min_norm_multipliers, solve_kkt
 
 POSITION_TOL = 1e-10   # max |Phi| accepted (m, or rad for angle rows)
+FRICTION_TOL = 1e-12   # joint friction fixed point: max |lam change| relative to 1 + max |lam|
+FRICTION_MAX_ITER = 100
 
 
 @dataclass
@@ -88,7 +90,8 @@ def solve_dynamics(ev: Evaluator, t: float, q: np.ndarray, qd: np.ndarray,
                    rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Accelerations and multipliers from M qdd + Phi_q^T lam = Q, Phi_q qdd = gamma (index-1 form,
     seed 002 eq. 4.8 with the sign of eq. 4.4). With redundant rows, qdd uses the independent rows and
-    lam is the minimum-norm solution of Phi_q^T lam = Q - M qdd."""
+    lam is the minimum-norm solution of Phi_q^T lam = Q - M qdd. Joint friction depends on lam (its reaction):
+    joint_friction_fixed_point from the friction-free solution."""
     M = ev.mass(q).copy()
     Q = ev.forces(t, q, qd).copy()
     ev.constraints(t, q, qd)
@@ -100,7 +103,32 @@ def solve_dynamics(ev: Evaluator, t: float, q: np.ndarray, qd: np.ndarray,
     qdd, lam = solve_kkt(M, J, Q, ev.gamma, rows)
     if len(redundant):
         lam = min_norm_multipliers(J, Q - M @ qdd)
-    return qdd, lam
+    if not ev.has_joint_friction:
+        return qdd, lam
+
+    def solve(Qf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        qdd_f, lam_f = solve_kkt(M, J, Qf, ev.gamma, rows)
+        return qdd_f, (min_norm_multipliers(J, Qf - M @ qdd_f) if len(redundant) else lam_f)
+
+    return joint_friction_fixed_point(ev, t, q, Q, lam, solve)
+
+
+def joint_friction_fixed_point(ev: Evaluator, t: float, q: np.ndarray, Q: np.ndarray, lam: np.ndarray, solve):
+    """``solve(Q + joint friction(lam))`` iterated from ``lam`` until its multipliers (the last item it returns)
+    change by less than FRICTION_TOL; ``ev`` holds frames and twist rows at (t, q). Returns solve's last result.
+    Joint friction depends on the reaction, so the multipliers of any analysis with friction are this fixed point
+    (a contraction while mu r_pin / lever < 1 in effect); ConvergenceError otherwise."""
+    change = np.inf
+    for _ in range(FRICTION_MAX_ITER):
+        ev.Q[:] = Q
+        out = solve(ev.joint_friction(q, lam).copy())
+        change = float(np.max(np.abs(out[-1] - lam), initial=0.0))
+        lam = out[-1]
+        if change <= FRICTION_TOL * (1.0 + float(np.max(np.abs(lam), initial=0.0))):
+            return out
+    raise ConvergenceError(f"model '{ev.cm.model.name}': joint friction and reactions do not converge at t = "
+                           f"{t:.9g} s (multipliers still change by {change:.3g} after {FRICTION_MAX_ITER} "
+                           f"fixed-point iterations): friction arms too large for the joint's geometry?")
 
 
 def passive_consistent_dynamics(ev: Evaluator, t: float, q: np.ndarray, qd: np.ndarray, rows: np.ndarray,

@@ -24,6 +24,7 @@ from ..model.elements import (
     Bushing,
     Contact,
     HydraulicCylinder,
+    JointFriction,
     PassiveCylinder,
     RotationalSpringDamper,
     SpringDamper,
@@ -53,6 +54,7 @@ class ChannelEvaluator:
         self._hyd = [f.name for f in model.forces if isinstance(f, HydraulicCylinder)]
         self._cont = [f.name for f in model.forces if isinstance(f, Contact)]
         self._pc = [f.name for f in model.forces if isinstance(f, PassiveCylinder)]
+        self._jf = [f.name for f in model.forces if isinstance(f, JointFriction)]
         self._joints = [j.name for j in model.joints]
         self._drivers = [d.name for d in model.drivers]
 
@@ -61,7 +63,8 @@ class ChannelEvaluator:
                  ("driver", len(self._drivers)), ("tsda", 3 * len(self._tsda)), ("rsda", 3 * len(self._rsda)),
                  ("bush", 6 * len(self._bush)), ("act", 3 * len(self._act)),
                  ("hyd", N_HYD_OUT * len(self._hyd)), ("cont", 5 * len(self._cont)),
-                 ("pc", N_PC_OUT * len(self._pc)), ("energy", 3), ("solver", 2)]   # order of channel_values
+                 ("pc", N_PC_OUT * len(self._pc)), ("energy", 3), ("solver", 2),   # order of channel_values
+                 ("jf", 3 * len(self._jf))]          # after the kernel: joint friction needs the multipliers
         self._raw = np.zeros(sum(n for _, n in sizes))
         self._off: dict[str, int] = {}
         pos = 0
@@ -121,6 +124,8 @@ class ChannelEvaluator:
         if c.kind == "passive_cylinder":
             return (self._off["pc"] + N_PC_OUT * self._pc.index(c.element)
                     + {"length": 0, "speed": 1, "force": 2, "fi": 3 + k, "fj": 6 + k, "ti": 9 + k}[c.quantity])
+        if c.kind == "joint_friction":
+            return self._off["jf"] + 3 * self._jf.index(c.element) + {"slip": 1, "load": 2}.get(c.quantity, 0)
         if c.kind == "energy":
             return self._off["energy"] + ("kinetic", "potential", "total").index(c.quantity)
         return self._off["solver"] + ("iterations", "residual").index(c.quantity)
@@ -154,6 +159,9 @@ class ChannelEvaluator:
             self._is_angle, self._prev_s, self._has_prev, float(iterations), float(residual), self._raw,
             self._off_blocks)
         self._has_prev = True
+        if ev.has_joint_friction:                     # loaded by these multipliers, at the kernel's frames
+            ev.joint_friction(q, lam)
+            self._raw[self._off["jf"]:self._off["jf"] + ev.jf_out.size] = ev.jf_out.ravel()
         ev.zs[:] = ev.zn                              # element states (RSDA turns) from this state on
         if self._stroke_driven:
             pc = self._raw[self._off["pc"]:self._off["pc"] + ev.pc_out.size].reshape(ev.pc_out.shape)

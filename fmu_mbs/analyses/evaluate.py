@@ -11,6 +11,7 @@ from ..compiler import CompiledModel
 from ..kernels.constraints import eval_constraints, scatter_dense
 from ..kernels.contact import N_CONT_OUT
 from ..kernels.hydraulics import N_HYD_OUT
+from ..kernels.joint_friction import N_JF_OUT, add_joint_friction
 from ..kernels.mass import add_inertia_forces, eval_mass, gravity_potential, kinetic_energy
 from ..kernels.model_arrays import MAX_ROW_COLS
 from ..kernels.outputs import eval_forces, eval_frames
@@ -44,6 +45,7 @@ class Evaluator:
         self.hyd_out = np.zeros((len(m.hyd_mi), N_HYD_OUT))
         self.cont_out = np.zeros((len(m.cont_law), N_CONT_OUT))
         self.pc_out = np.zeros((len(m.pc_mi), N_PC_OUT))
+        self.jf_out = np.zeros((len(m.jf_type), N_JF_OUT))
         self.r = np.zeros((nb, 3))
         self.A = np.zeros((nb, 3, 3))
         self.v = np.zeros((nb, 3))
@@ -77,6 +79,19 @@ class Evaluator:
                                          self.bush_out, self.act_out, self.hyd_out, self.cont_out,
                                          self.pc_out)
         add_inertia_forces(m, q, qd, self.Q)
+        return self.Q
+
+    @property
+    def has_joint_friction(self) -> bool:
+        return len(self.cm.arrays.jf_type) > 0
+
+    def joint_friction(self, q: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """Q += joint friction loaded by the multipliers ``lam`` (kernels/joint_friction.py); needs ``forces`` and
+        ``constraints`` evaluated at this state (frames, twist rows); sets jf_out and the bristle states ``zn``.
+        Returns Q."""
+        if self.has_joint_friction:
+            add_joint_friction(self.cm.arrays, q, self.r, self.o, self.R, self.vo, self.wm, self.jtw,
+                               np.asarray(lam, dtype=float), self.h, self.zs, self.zn, self.Q, self.jf_out)
         return self.Q
 
     def kinetic_energy(self, q: np.ndarray, qd: np.ndarray) -> float:

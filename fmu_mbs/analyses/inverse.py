@@ -19,6 +19,7 @@ import numpy as np
 
 from ..compiler import CompiledModel
 from ..kernels.passive_cylinder import store_end_accelerations
+from .assembly import joint_friction_fixed_point
 from .evaluate import Evaluator
 from .kinematics import Progress, kinematics
 from .linear import min_norm_multipliers
@@ -39,7 +40,10 @@ def inverse_dynamics_at(cm: CompiledModel, t: float, q: np.ndarray, qd: np.ndarr
     ev.constraints(t, q, qd)
     if cm.n_rows == 0:
         return np.zeros(0)
-    return min_norm_multipliers(ev.J, Q - M @ qdd)
+    lam = min_norm_multipliers(ev.J, Q - M @ qdd)
+    if ev.has_joint_friction:             # friction loaded by the reactions: fixed point on lam
+        (lam,) = joint_friction_fixed_point(ev, t, q, Q, lam, lambda Qf: (min_norm_multipliers(ev.J, Qf - M @ qdd),))
+    return lam
 
 
 def driver_effort_history(cm: CompiledModel, traj: Trajectory) -> dict[str, np.ndarray]:

@@ -27,7 +27,7 @@ import scipy.linalg as sla
 from ..compiler import CompiledModel
 from ..errors import AnalysisError
 from ..kernels.passive_cylinder import store_end_accelerations
-from .assembly import POSITION_TOL, assemble_positions
+from .assembly import POSITION_TOL, assemble_positions, joint_friction_fixed_point
 from .evaluate import Evaluator
 from .linear import RANK_TOL, independent_rows
 from .trajectory import Trajectory
@@ -132,6 +132,12 @@ def solve_state(ev: Evaluator, t: float, q_guess: np.ndarray, multipliers: bool 
         # J^T = P R^T Qf^T: R^T y = rhs[piv], lam = Qf y is the minimum-norm solution of J^T lam = rhs
         y = sla.solve_triangular(R, rhs[piv], trans="T")
         lam = Qf @ y
+        if ev.has_joint_friction:         # friction loaded by the reactions: fixed point on lam
+            def solve(Qjf):
+                return (Qf @ sla.solve_triangular(R, (Qjf - M @ qdd)[piv], trans="T"),)
+
+            (lam,) = joint_friction_fixed_point(ev, t, q, Q, lam, solve)
+            rhs = ev.Q - M @ qdd
         res_force = float(np.max(np.abs(J.T @ lam - rhs)))
     return KinematicState(q, qd, qdd, lam, iters, res_pos, res_vel, res_acc, res_force, float(diag[0] / diag[-1]))
 

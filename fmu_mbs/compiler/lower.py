@@ -29,6 +29,7 @@ from .compiled_model import CompiledModel
 from .contacts import compile_contacts
 from .functions import FunctionPool
 from .hydraulics import hydraulic_parameters, hydraulic_states
+from .joint_friction import compile_joint_friction
 from .joints import coordinate_row, joint_rows
 from .passive_cylinder import N_PC_PAR, N_PC_STATES, check_passive_geometry, passive_parameters, squared_stroke
 
@@ -235,6 +236,7 @@ def compile_model(model: Model) -> CompiledModel:
     pc_fn = np.array([pool.add(f.force) for f in passive], dtype=np.int64)
     z_pc_adr = len(rsda) + N_HYD_STATES * len(cylinders) + len(z_contact)
     check_passive_geometry(model, passive, q0, bidx, midx, m_pos, m_rot)
+    jf_fields, z_jf = compile_joint_friction(model, midx, joint_rows_of, z_pc_adr + N_PC_STATES * len(passive))
     fn_type, fn_adr, fn_len, fn_par, curve_par = pool.arrays()
 
     def vec3(items, attr):
@@ -274,7 +276,7 @@ def compile_model(model: Model) -> CompiledModel:
         act_input_adr=np.arange(len(actuators), dtype=np.int64),
         rsda_z_adr=np.arange(len(rsda), dtype=np.int64),     # element states: an RSDA's angle (turn counting)
         z0=np.concatenate([[f.free_angle for f in rsda]] + [hydraulic_states(c) for c in cylinders]
-                          + [z_contact] + [np.zeros(N_PC_STATES * len(passive))]).astype(float),
+                          + [z_contact, np.zeros(N_PC_STATES * len(passive)), z_jf]).astype(float),
         hyd_mi=hyd_mi, hyd_mj=hyd_mj, hyd_par=np.array([hydraulic_parameters(c) for c in cylinders],
                                                         dtype=float).reshape(len(cylinders), N_HP),
         hyd_fn=hyd_fn, hyd_input_adr=hyd_input_adr,
@@ -284,6 +286,7 @@ def compile_model(model: Model) -> CompiledModel:
                                                   dtype=float).reshape(len(passive), N_PC_PAR),
         pc_fn=pc_fn, pc_input_adr=pc_input_adr,
         pc_z_adr=z_pc_adr + N_PC_STATES * np.arange(len(passive), dtype=np.int64), pc_row=pc_row,
+        **jf_fields,
     )
     measure = arrays._replace(**row_table(meas))
     for arr in list(arrays) + list(measure):

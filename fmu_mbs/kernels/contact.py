@@ -161,10 +161,11 @@ def normal_force(m, c, k, d, dd, h, zs, zn, z, full):
 
 
 @njit(cache=True)
-def friction_force(m, c, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, z):
-    """Friction force (3) on the a side of one contact point (see the module docstring)."""
-    model = m.cont_friction[c]
-    par = m.cont_par[c]
+def friction_law(model, par, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, z):
+    """Friction force (3) opposing the slip velocity vt (tangent to the unit normal n) under the normal load fn,
+    by the law ``model`` (FRICTION_*) with the parameters ``par`` (CP_* columns; see the module docstring);
+    bristle: its elastic displacement s is zs[z:z + 3] (committed), zn[z:z + 3] (candidate). Shared by contact
+    points and joint friction (kernels/joint_friction.py)."""
     vts = math.sqrt(vt0 * vt0 + vt1 * vt1 + vt2 * vt2)
     mu_k = par[CP_MU]
     mu = mu_k
@@ -173,7 +174,7 @@ def friction_force(m, c, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, z):
         mu = mu_k + (par[CP_MU_STATIC] - mu_k) * math.exp(-(vts / vs) * (vts / vs))
     cv = par[CP_VISCOUS]
     if model == FRICTION_BRISTLE:
-        s0, s1, s2 = zs[z + 1], zs[z + 2], zs[z + 3]
+        s0, s1, s2 = zs[z], zs[z + 1], zs[z + 2]
         s_len = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
         sn = s0 * n0 + s1 * n1 + s2 * n2
         s0, s1, s2 = s0 - sn * n0, s1 - sn * n1, s2 - sn * n2      # into the current tangent plane
@@ -196,9 +197,9 @@ def friction_force(m, c, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, z):
             if fl > lim:
                 g = lim / fl
                 f0, f1, f2 = f0 * g, f1 * g, f2 * g
-        zn[z + 1] = s0
-        zn[z + 2] = s1
-        zn[z + 3] = s2
+        zn[z] = s0
+        zn[z + 1] = s1
+        zn[z + 2] = s2
         return f0 - cv * vt0, f1 - cv * vt1, f2 - cv * vt2
     if vts == 0.0:
         return 0.0, 0.0, 0.0
@@ -208,6 +209,13 @@ def friction_force(m, c, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, z):
     if model == FRICTION_COULOMB:
         return -g * vt0, -g * vt1, -g * vt2
     return -(g + cv) * vt0, -(g + cv) * vt1, -(g + cv) * vt2
+
+
+@njit(cache=True)
+def friction_force(m, c, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, z):
+    """Friction force (3) on the a side of one contact point of contact c (state address z, or -1)."""
+    return friction_law(m.cont_friction[c], m.cont_par[c], fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn,
+                        z + 1 if z >= 0 else -1)
 
 
 @njit(cache=True)

@@ -34,6 +34,14 @@ positions primary (d = q - q_n):
             consistent with the accelerations the next step starts from (no projection acts on a model
             without constraints, where the scheme is exactly Chung-Hulbert's).
 
+Joint friction (kernels/joint_friction.py) is loaded by the joint's reaction, i.e. by the multipliers: every
+Newton iteration evaluates it with the estimate lam* + (lam_n - lam*_n), the iterate's AL multiplier (after its
+update) plus the previous step's acceleration-projection share. lam* alone is first order (on the friction pendulum
+of tests/test_joint_friction.py it is off by 1.6e-3 of the reaction at h = 5e-4 s) while that share changes by
+O(h^2) per step (1.8e-5 there), so the friction is second order and a converged step carries the friction of its
+own equilibrium. The finite-difference tangent keeps the reaction frozen (twist rows of the predictor and that
+estimate), so it holds only the friction's slip and bristle terms.
+
 c = penalty x (largest mass-matrix diagonal) is independent of h, so steps of any size share the
 conditioning. The whole step loop runs here; the caller allocates every array once.
 
@@ -96,6 +104,7 @@ from .system import (
     force_variant,
     jac_t_times,
     jac_times,
+    joint_friction_ws,
     mass_blocks,
     mass_times,
     powers,
@@ -305,6 +314,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             n_colors = colors[b] + 1
     record = rec_q.shape[0] > 0
     has_contact = m.cpair_a.shape[0] > 0 or fo[5].shape[0] > 0
+    has_jf = m.jf_type.shape[0] > 0
 
     # generalized-alpha coefficients (module docstring); rho = 1 gives exactly 2/h, -1, 0 and 4/h^2, -4/h, 0, -1
     am, af, gam, beta = galpha_parameters(opt[OPT_RHO])
@@ -327,7 +337,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         r, A, v, w, o, R, vo, wm = fr
         eval_constraint_rows(m, t0, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
         sc[SC_P_DISS], sc[SC_P_IN] = powers(m, mx, md, mc, t0, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu,
-                                             noncons)
+                                             noncons, jtw)
         sc[SC_P_VALID] = 1.0
     p_diss0 = sc[SC_P_DISS]
     p_in0 = sc[SC_P_IN]
@@ -365,8 +375,14 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             qd[i] = b1 * d + cv1 * qd0[i] + cv2 * acc[i]
             qdd[i] = ka * d + kv * qd0[i] + kaa * acc[i] + kq * qdd0[i]
         if use_fd:
+            if has_jf:       # joint friction's frozen reaction: twist rows at the predictor, multiplier estimate
+                eval_frames_ws(m, q, qd, fr)
+                r, A, v, w, o, R, vo, wm = fr
+                eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
+                for k in range(nr):
+                    y[k] = lam_s[k] + (lam[k] - lam0[k])
             fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps, colors,
-                              n_colors, adj_ptr, adj_idx, dlt)
+                              n_colors, adj_ptr, adj_idx, dlt, jtw, y)
 
         status = OK
         err = 0.0
@@ -381,8 +397,10 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 # a stalled step (the last correction did not shrink): the force law changed regime since the
                 # predictor (contact, friction ramp), so the tangent there is wrong and a stale tangent across a
                 # kink cycles: refresh it at the iterate (converging steps keep the predictor's tangent)
+                for k in range(nr):
+                    y[k] = lam_s[k] + (lam[k] - lam0[k])
                 fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps, colors,
-                                  n_colors, adj_ptr, adj_idx, dlt)
+                                  n_colors, adj_ptr, adj_idx, dlt, jtw, y)
             V_s = base_forces_ws(m, mx, t1, q, qd, fr, u, h, zs, zn, Q, fo)
             r, A, v, w, o, R, vo, wm = fr
             if u.shape[0] > 0:                # here, not in a branch of base_forces_ws (see there)
@@ -394,6 +412,10 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             if it > 0:
                 for k in range(nr):
                     lam_s[k] += alpha * phi[k]
+            if has_jf:       # joint friction loaded by the iterate's multiplier estimate (module docstring)
+                for k in range(nr):
+                    y[k] = lam_s[k] + (lam[k] - lam0[k])
+                joint_friction_ws(mx, q, fr, jtw, y, h, zs, zn, Q, fo)
             # residual f = s (M qdd - Q) + Phi_q^T (s lam* + c Phi), s = h^2/4 for the trapezoidal rule
             # (energy-consistent: f = s (M qdd - Q - gc_n) + K^T (s lam* + c Phi), T = W + c/2 K^T K)
             mass_times(bv, mb, qdd, res, hh4, False)
@@ -527,7 +549,8 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
 
         # reports
         if noncons:
-            p_diss1, p_in1 = powers(m, mx, md, mc, t1, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu2, noncons)
+            p_diss1, p_in1 = powers(m, mx, md, mc, t1, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu2, noncons,
+                                    jtw2)
         else:                           # conservative: only the drivers' power, without passing four models
             p_diss1, p_in1 = 0.0, 0.0
             for k in range(nr):

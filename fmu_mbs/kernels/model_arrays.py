@@ -17,6 +17,10 @@ index), ``cont_*`` per contact element (law, parameters, friction model, curve a
 Passive cylinders (kernels/passive_cylinder.py): ``pc_*`` per element: markers, part data (PC_* layout),
 drive function and input slot, the address of its 12 states (previous-step end accelerations) and its
 stroke constraint row (-1: force-driven).
+Joint friction (kernels/joint_friction.py): ``jf_*`` per friction element: joint type (JF_REVOLUTE or
+JF_PRISMATIC), the joint's markers, its constraint rows (-1 padded), friction law and CP_* parameters
+(kernels.contact), geometry (JG_* columns), bristle state address (3 values, -1 = none) and ``jf_dissipative``
+([1]; 0 in the conservative variant).
 """
 
 from __future__ import annotations
@@ -71,5 +75,6 @@ ModelArrays = namedtuple("ModelArrays_" + __name__.split(".")[0], [
     "cpair_a", "cpair_b", "cpair_contact", "cpair_k", "cpair_z_adr", "cpair_ptr", "cpair_other", "cpair_index",
     "cont_law", "cont_par", "cont_friction", "cont_curves", "cont_dissipative",
     "pc_mi", "pc_mj", "pc_par", "pc_fn", "pc_input_adr", "pc_z_adr", "pc_row",
+    "jf_type", "jf_mi", "jf_mj", "jf_rows", "jf_model", "jf_par", "jf_geo", "jf_z_adr", "jf_dissipative",
 ])
 ModelArrays.__qualname__ = "ModelArrays"     # pickle and repr find it under its module-level name

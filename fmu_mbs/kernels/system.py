@@ -8,8 +8,9 @@ most of the cost of a one-body step). The body view ``bv`` = (body_kind, body_q_
 body_inertia); Jacobian products take ``row_cols``.
 
 Frame workspace ``fr`` = (r, A, v, w, o, R, vo, wm) as in kernels.frames; force-element outputs
-``fo`` = (tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out) as in kernels.forces. The mass matrix
-is kept as one dense block per body, ``mb[b, :n_b, :n_b]`` with n_b = body_q_num[b] (r-p bodies: diag(m I3,
+``fo`` = (tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out, jf_out) as in kernels.forces and
+kernels.joint_friction. The mass matrix is kept as one dense block per body, ``mb[b, :n_b, :n_b]`` with
+n_b = body_q_num[b] (r-p bodies: diag(m I3,
 4 G^T Jbar G), seed 004). Also: variants of the force model with non-conservative terms switched off
 (for the energy split), and the finite-difference force Jacobian of the iteration matrix.
 """
@@ -21,6 +22,7 @@ from numba import njit
 from .contact import add_contact_forces
 from .forces import add_element_forces
 from .frames import add_wrench, eval_body_frames, eval_marker_frames
+from .joint_friction import add_joint_friction
 from .linalg import env_add
 from .mass import add_inertia_forces, gravity_potential, kinetic_energy
 from .model_arrays import PLANAR, POINT_MASS, ModelArrays
@@ -38,7 +40,7 @@ def applied_forces_ws(m, t, q, fr, u, h, zs, zn, Q, fo):
     """Q = applied forces of model ``m`` at frames ``fr``; returns the spring potential energy (J). Element states:
     ``zs`` committed at the step start (read), ``zn`` candidates written here, ``h`` the step (s; 0 = static)."""
     r, A, v, w, o, R, vo, wm = fr
-    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out = fo
+    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out, jf_out = fo
     for i in range(Q.shape[0]):
         Q[i] = 0.0
     V = add_element_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
@@ -46,6 +48,16 @@ def applied_forces_ws(m, t, q, fr, u, h, zs, zn, Q, fo):
     if m.cpair_a.shape[0] > 0 or cont_out.shape[0] > 0:     # the contact kernel has NRT (~0.7 us a call)
         V += add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)
     return V
+
+
+@njit(cache=True, _nrt=False)
+def joint_friction_ws(m, q, fr, jtw, lam, h, zs, zn, Q, fo):
+    """Q += joint friction (kernels.joint_friction) at frames ``fr`` with the multipliers ``lam`` and the twist
+    rows ``jtw`` of the constraints (the caller's estimate; frozen inside a finite-difference tangent)."""
+    if m.jf_type.shape[0] == 0:
+        return
+    r, A, v, w, o, R, vo, wm = fr
+    add_joint_friction(m, q, r, o, R, vo, wm, jtw, lam, h, zs, zn, Q, fo[7])
 
 
 @njit(cache=True, _nrt=False)
@@ -78,7 +90,7 @@ def base_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo):
     eval_marker_frames(m, r, A, v, w, o, R, vo, wm)
     for i in range(Q.shape[0]):
         Q[i] = 0.0
-    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out = fo
+    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out, jf_out = fo
     V = add_element_forces(mx, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
                            pc_out)
     add_inertia_forces(m, q, qd, Q)
@@ -273,6 +285,7 @@ MODEL_FIELDS = (
     "cpair_a", "cpair_b", "cpair_contact", "cpair_k", "cpair_z_adr", "cpair_ptr", "cpair_other", "cpair_index",
     "cont_law", "cont_par", "cont_friction", "cont_curves", "cont_dissipative",
     "pc_mi", "pc_mj", "pc_par", "pc_fn", "pc_input_adr", "pc_z_adr", "pc_row",
+    "jf_type", "jf_mi", "jf_mj", "jf_rows", "jf_model", "jf_par", "jf_geo", "jf_z_adr", "jf_dissipative",
 )
 
 VARIANT_CONSERVATIVE = 0   # gravity and springs only
@@ -285,15 +298,18 @@ def force_variant(m, off, mode):
     """ModelArrays with force terms switched off (see VARIANT_*); ``off`` = (zero tsda_c, tsda_fn -1,
     tsda_damper without curves, zero rsda_c, rsda_fn -1, rsda_damper without curves, zero bush_c,
     zero bush_cr, load_fn -1, marker_input_adr -1, act_fn -1, act_input_adr -1, no hydraulic cylinders,
-    cont_dissipative [0], no passive cylinders). A hydraulic cylinder is a power port: all its power counts as
-    input; so is a passive cylinder (its parts' kinetic and potential energy are outside the system's)."""
+    cont_dissipative [0], jf_dissipative [0], no passive cylinders). A hydraulic cylinder is a power port: all its
+    power counts as input; so is a passive cylinder (its parts' kinetic and potential energy are outside the
+    system's); contact and joint friction are dissipation."""
     (z_tc, z_tfn, z_tdmp, z_rc, z_rfn, z_rdmp, z_bc, z_bcr, z_lfn, z_minp, z_afn, z_ainp, z_hmi, z_cdiss,
-     z_pmi) = off
+     z_pmi, z_jdiss) = off
     tc, tdmp, rc, rdmp, bc, bcr, cdiss = z_tc, z_tdmp, z_rc, z_rdmp, z_bc, z_bcr, z_cdiss
+    jdiss = z_jdiss
     tfn, rfn, lfn, afn, ainp, hmi, pmi = z_tfn, z_rfn, z_lfn, z_afn, z_ainp, z_hmi, z_pmi
     if mode != VARIANT_CONSERVATIVE:
         tc, tdmp, rc, rdmp, bc, bcr = m.tsda_c, m.tsda_damper, m.rsda_c, m.rsda_damper, m.bush_c, m.bush_cr
         cdiss = m.cont_dissipative
+        jdiss = m.jf_dissipative
     if mode == VARIANT_NO_INPUTS:
         tfn, rfn, lfn, afn, ainp = m.tsda_fn, m.rsda_fn, m.load_fn, m.act_fn, m.act_input_adr
         hmi = m.hyd_mi
@@ -318,45 +334,60 @@ def force_variant(m, off, mode):
         m.cpair_a, m.cpair_b, m.cpair_contact, m.cpair_k, m.cpair_z_adr, m.cpair_ptr, m.cpair_other, m.cpair_index,
         m.cont_law, m.cont_par, m.cont_friction, m.cont_curves, cdiss,
         pmi, m.pc_mj, m.pc_par, m.pc_fn, m.pc_input_adr, m.pc_z_adr, m.pc_row,
+        m.jf_type, m.jf_mi, m.jf_mj, m.jf_rows, m.jf_model, m.jf_par, m.jf_geo, m.jf_z_adr, jdiss,
     )
 
 
 @njit(cache=True, _nrt=False)
-def powers(m, mx, md, mc, t, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu, noncons):
-    """(P_diss, P_in) at a state whose frames ``fr`` are evaluated: power removed by dampers and power
-    put in by time functions, loads, inputs, actuators and rheonomic constraints (W). Forces are evaluated
-    statically (h = 0) with the committed element states ``zs``."""
+def powers(m, mx, md, mc, t, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu, noncons, jtw):
+    """(P_diss, P_in) at a state whose frames ``fr`` and constraint twist rows ``jtw`` are evaluated: power
+    removed by dampers and friction and power put in by time functions, loads, inputs, actuators and rheonomic
+    constraints (W). Forces are evaluated statically (h = 0) with the committed element states ``zs``; joint
+    friction with the multipliers ``lam``."""
     p_in = 0.0
     for k in range(lam.shape[0]):
         p_in -= lam[k] * nu[k]
     if not noncons:
         return 0.0, p_in
+    jf = m.jf_type.shape[0] > 0          # (skip the calls: each one copies the ModelArrays tuple)
     applied_forces_ws(mx, t, q, fr, u, 0.0, zs, zn, Qa, fo)
+    if jf:
+        joint_friction_ws(mx, q, fr, jtw, lam, 0.0, zs, zn, Qa, fo)
     add_marker_inputs(m, q, fr, u, Qa)
     applied_forces_ws(md, t, q, fr, u, 0.0, zs, zn, Qb, fo)
+    if jf:
+        joint_friction_ws(md, q, fr, jtw, lam, 0.0, zs, zn, Qb, fo)
     for i in range(q.shape[0]):
         p_in += (Qa[i] - Qb[i]) * qd[i]
     applied_forces_ws(mc, t, q, fr, u, 0.0, zs, zn, Qa, fo)
+    if jf:
+        joint_friction_ws(mc, q, fr, jtw, lam, 0.0, zs, zn, Qa, fo)
     p_diss = 0.0
     for i in range(q.shape[0]):
         p_diss -= (Qb[i] - Qa[i]) * qd[i]
     # leave the element outputs at the full model's values
     applied_forces_ws(mx, t, q, fr, u, 0.0, zs, zn, Qa, fo)
+    if jf:
+        joint_friction_ws(mx, q, fr, jtw, lam, 0.0, zs, zn, Qa, fo)
     return p_diss, p_in
 
 
 @njit(cache=True, _nrt=False)
 def fd_force_jacobian(m, mx, t, q, qd, u, h, zs, zn, fr, fo, Q0, Qp, Wx, kq, kv, eps, colors, n_colors, adj_ptr,
-                      adj_idx, dlt):
+                      adj_idx, dlt, jtw, lam):
     """Wx = sym(kq * K + kv * C), K = -dQ/dq, C = -dQ/dqd by forward differences, perturbing one
     coordinate slot of all bodies of a colour at once (bodies of one colour share no force element
-    neighbourhood, so their columns do not overlap)."""
+    neighbourhood, so their columns do not overlap). Joint friction enters with its reaction frozen (the
+    multipliers ``lam`` and twist rows ``jtw``): only its dependence on the slip (and the bristle) is in K, C."""
     n = q.shape[0]
     nb = m.body_kind.shape[0]
     for i in range(n):
         for j in range(n):
             Wx[i, j] = 0.0
+    jf = m.jf_type.shape[0] > 0
     total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q0, fo)
+    if jf:
+        joint_friction_ws(mx, q, fr, jtw, lam, h, zs, zn, Q0, fo)
     for level in range(2):
         x = q if level == 0 else qd
         scale = kq if level == 0 else kv
@@ -375,6 +406,8 @@ def fd_force_jacobian(m, mx, t, q, qd, u, h, zs, zn, fr, fo, Q0, Qp, Wx, kq, kv,
                 if not any_body:
                     continue
                 total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Qp, fo)
+                if jf:
+                    joint_friction_ws(mx, q, fr, jtw, lam, h, zs, zn, Qp, fo)
                 for b in range(nb):
                     if colors[b] == col and m.body_q_num[b] > s:
                         a = m.body_q_adr[b] + s

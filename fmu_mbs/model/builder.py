@@ -24,6 +24,7 @@ from .elements import (
     Driver,
     HydraulicCylinder,
     Joint,
+    JointFriction,
     Marker,
     Model,
     PassiveCylinder,
@@ -235,6 +236,20 @@ class ModelBuilder:
                                    str(friction), float(mu), opt(mu_static), float(stribeck_speed), float(viscous),
                                    float(velocity_threshold), str(ramp), float(tangential_stiffness),
                                    float(tangential_damping), bool(include_joined)))
+        return name
+
+    def add_joint_friction(self, name: str, joint: str, friction: str = "coulomb", mu: float = 0.0,
+                           mu_static: float | None = None, stribeck_speed: float = 0.01, viscous: float = 0.0,
+                           velocity_threshold: float = 1e-3, ramp: str = "linear", bristle_stiffness: float = 0.0,
+                           bristle_damping: float = 0.0, pin_radius: float | None = None, friction_arm: float = 0.0,
+                           bending_arm: float = 0.0, preload: float = 0.0) -> str:
+        """Friction in revolute or prismatic ``joint`` from its reaction (laws and geometry: elements.JointFriction;
+        SI units)."""
+        opt = lambda x: None if x is None else float(x)  # noqa: E731
+        self.forces.append(JointFriction(name, str(joint), str(friction), float(mu), opt(mu_static),
+                                         float(stribeck_speed), float(viscous), float(velocity_threshold), str(ramp),
+                                         float(bristle_stiffness), float(bristle_damping), opt(pin_radius),
+                                         float(friction_arm), float(bending_arm), float(preload)))
         return name
 
     def expose(self, *parameters: str) -> None:

@@ -345,8 +345,51 @@ class Contact:
     include_joined: bool = param("", "also collide shapes of bodies joined by a joint", False)
 
 
+JOINT_FRICTION_MODELS = ("coulomb", "stribeck", "bristle")
+#: joint types that take a JointFriction
+FRICTION_JOINT_TYPES = ("revolute", "prismatic")
+
+
+@dataclass(frozen=True)
+class JointFriction:
+    """Friction in a ``revolute`` or ``prismatic`` joint, driven by the joint's reaction (Adams-style). The
+    reaction (force F and torque T on marker_j's body about marker_j's origin, from the multipliers of the joint's
+    rows) is split along the joint axis a into the normal load N (N) that presses the sliding surfaces:
+    revolute (pin) N = preload + |F - (F.a)a| + |T - (T.a)a| / bending_arm + |F.a| friction_arm / pin_radius;
+    prismatic N = preload + |F - (F.a)a| + |T - (T.a)a| / bending_arm + |T.a| / friction_arm (a term with a zero
+    arm is left out). The slip v is the sliding speed at the surface: pin_radius times the relative rotation rate
+    (revolute), the translation rate (prismatic). The friction force f(N, v) follows the contact friction laws
+    (elements.Contact; kernels.contact.friction_law): coulomb mu_k N r(v / velocity_threshold), stribeck
+    (mu_k + (mu_s - mu_k) exp(-(v/v_s)^2)) N r(v / velocity_threshold) + viscous v, bristle: an elasto-plastic
+    spring-damper (``bristle_stiffness``, ``bristle_damping``) whose deflection is a solver state and which slides
+    when its force exceeds the Stribeck limit, so a joint below the breakaway load truly sticks (it deflects by
+    f / bristle_stiffness, at most mu_s N / bristle_stiffness, and does not creep). The friction opposes the slip:
+    a torque pin_radius f about the axis (revolute) or a force f along it (prismatic) on marker_j's body, and the
+    opposite on marker_i's body."""
+
+    name: str
+    joint: str
+    friction: str = param("", "friction law: " + ", ".join(JOINT_FRICTION_MODELS), "coulomb")
+    mu: float = param("1", "kinetic (Coulomb) friction coefficient mu_k", 0.0)
+    mu_static: float | None = field(default=None, metadata={"unit": "1", "doc": "static coefficient mu_s "
+                                                                                "(default mu)"})
+    stribeck_speed: float = param("m/s", "Stribeck speed v_s (stribeck and bristle laws)", 0.01)
+    viscous: float = param("N*s/m", "viscous friction coefficient at the sliding surface", 0.0)
+    velocity_threshold: float = param("m/s", "regularisation speed of coulomb/stribeck friction", 1e-3)
+    ramp: str = param("", "regularisation ramp: linear or smooth", "linear")
+    bristle_stiffness: float = param("N/m", "bristle stiffness at the sliding surface (bristle law)", 0.0)
+    bristle_damping: float = param("N*s/m", "bristle damping at the sliding surface (bristle law)", 0.0)
+    pin_radius: float | None = field(default=None, metadata={"unit": "m", "doc": "pin (journal) radius r: friction "
+                                                                                "torque r f (revolute only)"})
+    friction_arm: float = param("m", "revolute: arm of the axial force; prismatic: arm that turns the torsional "
+                                     "moment into a normal force (0: term off)", 0.0)
+    bending_arm: float = param("m", "arm (revolute) or sliding overlap (prismatic) that turns the bending moment "
+                                    "into a normal force (0: term off)", 0.0)
+    preload: float = param("N", "normal load present without reactions (seal squeeze, assembly interference)", 0.0)
+
+
 ForceElement = (SpringDamper | RotationalSpringDamper | Bushing | PointLoad | Actuator | HydraulicCylinder | Contact
-                | PassiveCylinder)
+                | PassiveCylinder | JointFriction)
 
 FORCE_KINDS: dict[str, type] = {
     "spring_damper": SpringDamper,
@@ -357,6 +400,7 @@ FORCE_KINDS: dict[str, type] = {
     "hydraulic_cylinder": HydraulicCylinder,
     "contact": Contact,
     "passive_cylinder": PassiveCylinder,
+    "joint_friction": JointFriction,
 }
 BODY_KINDS: dict[str, type] = {"rigid": RigidBody, "planar": PlanarBody, "point_mass": PointMass}
 
@@ -373,6 +417,7 @@ EXPOSABLE: dict[type, tuple[str, ...]] = {
     Joint: ("length", "s_start"),
     HydraulicCylinder: ("p1_start", "p2_start", "pump_pressure", "tank_pressure", "damping", "length_retracted"),
     Contact: ("restitution", "mu", "mu_static", "stiffness", "damping", "tangential_stiffness"),
+    JointFriction: ("mu", "mu_static", "preload"),
 }
 #: SI unit of each exposable field, as FMI unit strings
 EXPOSED_UNITS = {"p1_start": "Pa", "p2_start": "Pa", "pump_pressure": "Pa", "tank_pressure": "Pa",
@@ -381,7 +426,7 @@ EXPOSED_UNITS = {"p1_start": "Pa", "p2_start": "Pa", "pump_pressure": "Pa", "tan
                  ("stiffness", SpringDamper): "N/m", ("damping", SpringDamper): "N.s/m",
                  ("stiffness", RotationalSpringDamper): "N.m/rad", ("damping", RotationalSpringDamper): "N.m.s/rad",
                  ("damping", Contact): "N.s/m", ("tangential_stiffness", Contact): "N/m", "restitution": "1",
-                 "mu": "1", "mu_static": "1"}
+                 "mu": "1", "mu_static": "1", "preload": "N"}
 
 
 # --- the model ----------------------------------------------------------------------------------

@@ -159,7 +159,7 @@ def model_from_dict(data: dict) -> Model:
     force_adders = {"spring_damper": b.add_spring_damper, "rotational_spring_damper": b.add_rotational_spring_damper,
                     "bushing": b.add_bushing, "point_load": b.add_point_load, "actuator": b.add_actuator,
                     "hydraulic_cylinder": b.add_hydraulic_cylinder, "contact": b.add_contact,
-                    "passive_cylinder": b.add_passive_cylinder}
+                    "passive_cylinder": b.add_passive_cylinder, "joint_friction": b.add_joint_friction}
     for item in each("forces"):
         where = f"force element '{item['name']}'"
         cls = FORCE_KINDS.get(item.get("type"))

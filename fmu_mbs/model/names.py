@@ -22,7 +22,9 @@ Outputs, in this order:
   shapes_a side, world axes, N), ``depth`` (largest penetration, m); passive_cylinder ``length, speed, force``
   (m, m/s, N: marker distance, its rate, drive force positive extending), ``fi[1..3]``, ``fj[1..3]`` (N) and
   ``ti[1..3]`` (N.m): the force the element exerts on marker_i's / marker_j's body at the marker origin and the
-  universal joint's torque on marker_i's body, world axes.
+  universal joint's torque on marker_i's body, world axes; joint_friction ``torque`` (revolute, N.m)
+  or ``force`` (prismatic, N): the friction on marker_j's body along the joint axis, ``slip`` (sliding speed at
+  the friction surface, m/s), ``load`` (normal load from the reaction and preload, N).
 - ``energy.kinetic``, ``energy.potential`` (gravity and springs), ``energy.total`` (J);
   ``solver.iterations``, ``solver.residual`` (1).
 
@@ -42,6 +44,7 @@ from .elements import (
     Bushing,
     Contact,
     HydraulicCylinder,
+    JointFriction,
     Model,
     PassiveCylinder,
     RotationalSpringDamper,
@@ -82,6 +85,7 @@ _DESCRIPTIONS = {
     "kinetic": "kinetic energy", "potential": "potential energy (gravity and springs)",
     "total": "total mechanical energy",
     "fn": "normal force", "ft": "friction force", "depth": "penetration",
+    "torque": "torque", "slip": "sliding speed", "load": "normal load",
     "iterations": "solver iterations", "residual": "solver residual",
 }
 
@@ -177,6 +181,11 @@ def channels(model: Model) -> list[Channel]:
         elif isinstance(f, Contact):
             out += [_scalar(f.name, "fn", "N", "contact")] + _vector(f.name, "ft", "N", 3, "contact") + \
                 [_scalar(f.name, "depth", "m", "contact")]
+        elif isinstance(f, JointFriction):
+            kind = "joint_friction"
+            load = ("torque", "N.m") if joint_types.get(f.joint) == "revolute" else ("force", "N")
+            out += [_scalar(f.name, *load, kind), _scalar(f.name, "slip", "m/s", kind),
+                    _scalar(f.name, "load", "N", kind)]
     out += [_scalar("energy", q, "J", "energy") for q in ("kinetic", "potential", "total")]
     out += [_scalar("solver", "iterations", "1", "solver"), _scalar("solver", "residual", "1", "solver")]
     return out

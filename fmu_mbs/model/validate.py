@@ -9,8 +9,11 @@ import numpy as np
 
 from .elements import (
     EXPOSABLE,
+    FRICTION_JOINT_TYPES,
+    FRICTION_RAMPS,
     GROUND,
     JOINT_COORDINATES,
+    JOINT_FRICTION_MODELS,
     JOINT_TYPES_2D,
     JOINT_TYPES_3D,
     ORIENTING_JOINTS,
@@ -18,6 +21,7 @@ from .elements import (
     Bushing,
     Contact,
     HydraulicCylinder,
+    JointFriction,
     Model,
     PassiveCylinder,
     PlanarBody,
@@ -253,6 +257,9 @@ def model_problems(model: Model) -> list[str]:
             continue
         if isinstance(f, Contact):
             continue                       # validate_contact
+        if isinstance(f, JointFriction):
+            p += _joint_friction_problems(w, f, joints.get(f.joint), bodies, body_of)
+            continue
         check_pair(w, f.marker_i, f.marker_j)
         if isinstance(f, (SpringDamper, RotationalSpringDamper)):
             for field in ("stiffness", "damping"):
@@ -338,4 +345,41 @@ def _passive_problems(w: str, f: PassiveCylinder) -> list[str]:
             p += function_problems(f.stroke, w)
             if isinstance(f.stroke, Constant) and not (math.isfinite(f.stroke.value) and f.stroke.value > 0.0):
                 p.append(f"{w}: 'stroke' must be > 0, got {f.stroke.value}")
+    return p
+
+
+def _joint_friction_problems(w: str, f: JointFriction, joint, bodies: dict, body_of) -> list[str]:
+    """Problems of a JointFriction on ``joint`` (None: not defined)."""
+    p = []
+    if joint is None:
+        p.append(f"{w}: joint '{f.joint}' is not defined")
+    elif joint.type not in FRICTION_JOINT_TYPES:
+        p.append(f"{w}: joint '{f.joint}' is a {joint.type} joint; friction acts in "
+                 f"{' and '.join(FRICTION_JOINT_TYPES)} joints only")
+    elif joint.type == "revolute":
+        if f.pin_radius is None or not (math.isfinite(f.pin_radius) and f.pin_radius > 0.0):
+            p.append(f"{w}: friction in revolute joint '{f.joint}' needs a positive 'pin_radius' (m), got "
+                     f"{f.pin_radius}")
+        for mk in (joint.marker_i, joint.marker_j):
+            if isinstance(bodies.get(body_of(mk)), PointMass):
+                p.append(f"{w}: marker '{mk}' of joint '{f.joint}' is on a point mass, which cannot take the "
+                         f"friction torque")
+    elif f.pin_radius is not None:
+        p.append(f"{w}: 'pin_radius' applies to revolute joints only ('{f.joint}' is prismatic)")
+    if f.friction not in JOINT_FRICTION_MODELS:
+        p.append(f"{w}: 'friction' must be one of {', '.join(JOINT_FRICTION_MODELS)}, got {f.friction!r}")
+    if f.ramp not in FRICTION_RAMPS:
+        p.append(f"{w}: 'ramp' must be one of {', '.join(FRICTION_RAMPS)}, got {f.ramp!r}")
+    for field in ("mu", "viscous", "bristle_stiffness", "bristle_damping", "friction_arm", "bending_arm", "preload"):
+        v = getattr(f, field)
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0.0):
+            p.append(f"{w}: '{field}' must be finite and >= 0, got {v}")
+    for field in ("stribeck_speed", "velocity_threshold"):
+        v = getattr(f, field)
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0.0):
+            p.append(f"{w}: '{field}' must be positive, got {v}")
+    if f.mu_static is not None and not (math.isfinite(f.mu_static) and f.mu_static >= f.mu):
+        p.append(f"{w}: 'mu_static' must be >= mu ({f.mu}), got {f.mu_static}")
+    if f.friction == "bristle" and not f.bristle_stiffness > 0.0:
+        p.append(f"{w}: bristle friction needs a positive 'bristle_stiffness' (N/m)")
     return p

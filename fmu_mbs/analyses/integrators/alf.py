@@ -26,6 +26,7 @@ from ...kernels import integrate_alf as K
 from ...kernels import model_arrays as ma
 from ...kernels.contact import N_CONT_OUT
 from ...kernels.hydraulics import N_HYD_OUT
+from ...kernels.joint_friction import N_JF_OUT
 from ...kernels.model_arrays import MAX_ROW_COLS, ModelArrays
 from ...kernels.passive_cylinder import N_PC_OUT, store_end_accelerations
 from ...kernels.system import MODEL_FIELDS
@@ -64,11 +65,13 @@ def force_variant_parts(cm: CompiledModel) -> tuple[tuple[np.ndarray, ...], bool
            _readonly(-np.ones_like(m.load_fn)), _readonly(-np.ones_like(m.marker_input_adr)),
            _readonly(-np.ones_like(m.act_fn)), _readonly(-np.ones_like(m.act_input_adr)),
            _readonly(m.hyd_mi[:0].copy()), _readonly(np.zeros_like(m.cont_dissipative)),
-           _readonly(m.pc_mi[:0].copy()))
+           _readonly(m.pc_mi[:0].copy()),
+           _readonly(np.zeros_like(m.jf_dissipative)))
     noncons = bool(np.any(m.tsda_c) or np.any(m.tsda_damper[:, 1] > 0) or np.any(m.tsda_fn >= 0)
                    or np.any(m.rsda_c) or np.any(m.rsda_damper[:, 1] > 0) or np.any(m.rsda_fn >= 0)
                    or np.any(m.bush_c) or np.any(m.bush_cr) or np.any(m.load_fn >= 0) or len(m.act_fn) > 0
-                   or len(m.hyd_mi) > 0 or len(m.cont_law) > 0 or len(m.pc_mi) > 0)
+                   or len(m.hyd_mi) > 0 or len(m.cont_law) > 0 or len(m.pc_mi) > 0
+                   or len(m.jf_type) > 0)
     return off, noncons
 
 
@@ -78,10 +81,12 @@ def force_variants(cm: CompiledModel):
     m = cm.arrays
     off, _ = force_variant_parts(cm)
     names = ("tsda_c", "tsda_fn", "tsda_damper", "rsda_c", "rsda_fn", "rsda_damper", "bush_c", "bush_cr",
-             "load_fn", "marker_input_adr", "act_fn", "act_input_adr", "hyd_mi", "cont_dissipative", "pc_mi")
+             "load_fn", "marker_input_adr", "act_fn", "act_input_adr", "hyd_mi", "cont_dissipative", "pc_mi",
+             "jf_dissipative")
     cons = m._replace(**dict(zip(names, off)))
     damped = cons._replace(tsda_c=m.tsda_c, tsda_damper=m.tsda_damper, rsda_c=m.rsda_c, rsda_damper=m.rsda_damper,
-                           bush_c=m.bush_c, bush_cr=m.bush_cr, cont_dissipative=m.cont_dissipative)
+                           bush_c=m.bush_c, bush_cr=m.bush_cr, cont_dissipative=m.cont_dissipative,
+                           jf_dissipative=m.jf_dissipative)
     return damped, cons
 
 
@@ -94,6 +99,8 @@ def _force_pairs(cm: CompiledModel) -> list[tuple[int, int]]:
             pairs.append((int(m.marker_body[a]), int(m.marker_body[b])))
     for a, b in zip(m.cpair_a, m.cpair_b):       # contact couples bodies that may touch (not only joined ones)
         pairs.append((int(m.marker_body[m.shape_marker[a]]), int(m.marker_body[m.shape_marker[b]])))
+    for a, b in zip(m.jf_mi, m.jf_mj):           # joint friction couples the joint's bodies
+        pairs.append((int(m.marker_body[a]), int(m.marker_body[b])))
     return [(a, b) for a, b in pairs if a >= 0 and b >= 0 and a != b]
 
 
@@ -257,7 +264,8 @@ class ALFIntegrator:
         initial = initial if initial is not None else assemble(cm)
         m = cm.arrays
         n, nr, nb, nm = cm.n_q, cm.n_rows, len(cm.body_names), len(cm.marker_names)
-        has_springs = bool(len(m.tsda_mi) or len(m.rsda_mi) or len(m.bush_mi) or len(m.hyd_mi) or len(m.cpair_a))
+        has_springs = bool(len(m.tsda_mi) or len(m.rsda_mi) or len(m.bush_mi) or len(m.hyd_mi) or len(m.cpair_a)
+                           or len(m.jf_type))
         self.use_fd = tangent == "full" or (tangent == "auto" and has_springs)
         self.off, noncons = force_variant_parts(cm)
         self.pattern = build_pattern(cm, self.use_fd)
@@ -293,7 +301,8 @@ class ALFIntegrator:
               np.zeros((nm, 3)), np.zeros((nm, 3, 3)), np.zeros((nm, 3)), np.zeros((nm, 3)))
         fo = (np.zeros((len(m.tsda_mi), 3)), np.zeros((len(m.rsda_mi), 3)), np.zeros((len(m.bush_mi), 6)),
               np.zeros((len(m.act_mi), 3)), np.zeros((len(m.hyd_mi), N_HYD_OUT)),
-              np.zeros((len(m.cont_law), N_CONT_OUT)), np.zeros((len(m.pc_mi), N_PC_OUT)))
+              np.zeros((len(m.cont_law), N_CONT_OUT)), np.zeros((len(m.pc_mi), N_PC_OUT)),
+              np.zeros((len(m.jf_type), N_JF_OUT)))
         vec = lambda k: np.zeros(k)  # noqa: E731
         zn = np.array(m.z0, dtype=float)      # candidate element states
         self._ws = (fr, fo, zn, vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),

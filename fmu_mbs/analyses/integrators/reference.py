@@ -7,6 +7,8 @@ Newton and least-squares corrections, analyses.assembly) and the integration res
 (coordinate projection, Hairer & Wanner VII.2). Not for singular positions: the KKT matrix is
 singular there. Passive cylinders take the end accelerations of the right-hand side itself (a fixed point of
 store and solve, analyses.assembly.passive_consistent_dynamics): no one-step lag, unlike the fixed-step solvers.
+Joint friction enters through the fixed-point iteration of solve_dynamics (its reaction
+depends on lam); its bristle law, whose deflection integrates per fixed step, is not available here.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ...compiler import CompiledModel
-from ...errors import ConvergenceError
+from ...errors import AnalysisError, ConvergenceError
+from ...model.elements import JointFriction
 from ..assembly import (
     AssemblyResult,
     assemble,
@@ -47,11 +50,15 @@ class _Powers:
         p_in = -float(lam @ ev.nu)                      # rheonomic constraints (drivers): -lam . nu
         if not (self.noncons or np.any(ev.u)):
             return 0.0, p_in
-        Qf = ev.forces(t, q, qd).copy()
+        ev.forces(t, q, qd)
+        Qf = ev.joint_friction(q, lam).copy()
         for e in (self.ev_d, self.ev_c):
             e.zs[:] = ev.zs
-        Qd = self.ev_d.forces(t, q, qd).copy()
-        Qc = self.ev_c.forces(t, q, qd).copy()
+            e.jtw[:] = ev.jtw                           # the twist rows of this state (joint friction)
+        self.ev_d.forces(t, q, qd)
+        Qd = self.ev_d.joint_friction(q, lam).copy()
+        self.ev_c.forces(t, q, qd)
+        Qc = self.ev_c.joint_friction(q, lam).copy()
         return float(-(Qd - Qc) @ qd), p_in + float((Qf - Qd) @ qd)
 
 
@@ -62,6 +69,11 @@ def integrate_reference(cm: CompiledModel, t_out: np.ndarray, initial: AssemblyR
     assemble(cm) at t_out[0]). ``info`` holds REPORT_KEYS; 'iterations' = right-hand-side evaluations
     per output interval; 'rejected' stays 0 (solve_ivp keeps its step control to itself)."""
     t_out = np.asarray(t_out, dtype=float)
+    for f in cm.model.forces:
+        if isinstance(f, JointFriction) and f.friction == "bristle":
+            raise AnalysisError(f"joint friction '{f.name}': the bristle law's deflection is a per-step state of "
+                                f"the fixed-step integrators; the reference integrator takes coulomb or stribeck "
+                                f"joint friction only (use integrator 'alf' or 'galpha')")
     initial = initial if initial is not None else assemble(cm, t=float(t_out[0]))
     ev = Evaluator(cm)
     powers = _Powers(cm, ev)
