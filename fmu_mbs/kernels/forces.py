@@ -73,9 +73,9 @@ def rotation_rate_about_z(R, wm, mi, mj):
     return (c * dot_v(wrel, ds) - s * dot_v(wrel, dc)) / (s * s + c * c), ds, dc, s, c
 
 
-@njit(cache=True)    # with NRT: the contact kernel allocates its narrow-phase buffer
+@njit(cache=True, _nrt=False)
 def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
-                       cont_out):
+                       cont_out, cw):
     """Q += all applied forces; returns the spring potential energy (J).
 
     Element states (model_arrays): ``zs`` committed at the step start (read only), ``zn`` the candidates at
@@ -83,7 +83,8 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
     angle, for turn counting; a hydraulic cylinder's are its pressures and spool (kernels.hydraulics). Element
     outputs: tsda_out/act_out [length m, speed m/s, force N], rsda_out [angle rad, rate rad/s, torque N m],
     bush_out [force on marker_j (3) N, torque on marker_j (3) N m], world axes, hyd_out [length m, speed m/s,
-    force N, p1 Pa, p2 Pa, spool 1, Q1 m^3/s, Q2 m^3/s]; cont_out as in kernels.contact."""
+    force N, p1 Pa, p2 Pa, spool 1, Q1 m^3/s, Q2 m^3/s]; cont_out and the contact workspace cw as in
+    kernels.contact."""
     V = 0.0
     fa = m.fn_type
     # gravity
@@ -261,5 +262,5 @@ def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
         hyd_out[k, 5] = zn[a + 2]
         hyd_out[k, 6] = q1
         hyd_out[k, 7] = q2
-    V += add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)
+    V += add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, cw)
     return V

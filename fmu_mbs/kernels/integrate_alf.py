@@ -50,6 +50,7 @@ import math
 from numba import njit
 
 from .constraints import eval_constraint_rows
+from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
 from .linalg import env_cholesky, env_solve_permuted
 from .model_arrays import ModelArrays
 from .system import (
@@ -75,6 +76,8 @@ SINGULAR = 1        # iteration matrix not positive definite
 NOT_FINITE = 2      # NaN or inf in the Newton correction
 DIVERGED = 3        # a Newton correction exceeds 100 times the smallest one of the step
 NOT_CONVERGED = 4   # max_iter reached with the correction above accept_tol
+CONTACT_PAIRS = 5   # the contact pair buffer was too short (the caller grows it and redoes the step)
+CONTACT_STATES = 6  # the contact state table is full (compile option contact_state_capacity)
 
 # option vector layout (float64 array)
 OPT_C = 0           # c = penalty * m_ref (kg)
@@ -302,6 +305,11 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 qd[i] = b1 * d + cv1 * qd0[i] + cv2 * acc[i]
                 qdd[i] = ka * d + kv * qd0[i] + kaa * acc[i] + kq * qdd0[i]
 
+        cstat = fo[6][8]
+        if status == OK and cstat[ST_PAIR_OVERFLOW] != 0:
+            status = CONTACT_PAIRS
+        if status == OK and cstat[ST_STATE_OVERFLOW] != 0:
+            status = CONTACT_STATES
         if status != OK:
             for i in range(n):
                 q[i] = q0[i]

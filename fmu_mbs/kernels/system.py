@@ -3,7 +3,8 @@
 Phi_q, and the assembly of the iteration matrix W + c Phi_q^T Phi_q into envelope storage.
 
 Frame workspace ``fr`` = (r, A, v, w, o, R, vo, wm) as in kernels.frames; force-element outputs
-``fo`` = (tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out) as in kernels.forces. The mass matrix is kept
+``fo`` = (tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, cw) as in kernels.forces (cw: the contact
+workspace of kernels.contact). The mass matrix is kept
 as one
 dense block per body, ``mb[b, :n_b, :n_b]`` with n_b = body_q_num[b] (r-p bodies: diag(m I3,
 4 G^T Jbar G), seed 004). Also: variants of the force model with non-conservative terms switched off
@@ -33,11 +34,11 @@ def applied_forces_ws(m, t, q, fr, u, h, zs, zn, Q, fo):
     """Q = applied forces of model ``m`` at frames ``fr``; returns the spring potential energy (J). Element states:
     ``zs`` committed at the step start (read), ``zn`` candidates written here, ``h`` the step (s; 0 = static)."""
     r, A, v, w, o, R, vo, wm = fr
-    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out = fo
+    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, cw = fo
     for i in range(Q.shape[0]):
         Q[i] = 0.0
     return add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out,
-                              hyd_out, cont_out)
+                              hyd_out, cont_out, cw)
 
 
 @njit(cache=True, _nrt=False)
@@ -69,9 +70,9 @@ def total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo):
     eval_marker_frames(m, r, A, v, w, o, R, vo, wm)
     for i in range(Q.shape[0]):
         Q[i] = 0.0
-    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out = fo
+    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, cw = fo
     V = add_applied_forces(mx, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out,
-                           hyd_out, cont_out)
+                           hyd_out, cont_out, cw)
     if u.shape[0] > 0:
         add_marker_inputs(m, q, fr, u, Q)
     add_inertia_forces(m, q, qd, Q)
@@ -244,7 +245,7 @@ MODEL_FIELDS = (
     "hyd_mi", "hyd_mj", "hyd_par", "hyd_fn", "hyd_input_adr", "hyd_z_adr",
     "shape_kind", "shape_marker", "shape_par", "shape_group", "shape_mask", "shape_excl_ptr", "shape_excl_idx",
     "mesh_ptr", "mesh_verts", "mesh_tri_ptr", "mesh_tris",
-    "cpair_a", "cpair_b", "cpair_contact", "cpair_k", "cpair_z_adr", "cpair_ptr", "cpair_other", "cpair_index",
+    "shape_body", "shape_sig", "shape_compliance", "shape_inv_radius", "sig_contact", "sig_swap", "cont_state",
     "cont_law", "cont_par", "cont_friction", "cont_curves", "cont_dissipative",
 )
 
@@ -285,7 +286,7 @@ def force_variant(m, off, mode):
         hmi, m.hyd_mj, m.hyd_par, m.hyd_fn, m.hyd_input_adr, m.hyd_z_adr,
         m.shape_kind, m.shape_marker, m.shape_par, m.shape_group, m.shape_mask, m.shape_excl_ptr, m.shape_excl_idx,
         m.mesh_ptr, m.mesh_verts, m.mesh_tri_ptr, m.mesh_tris,
-        m.cpair_a, m.cpair_b, m.cpair_contact, m.cpair_k, m.cpair_z_adr, m.cpair_ptr, m.cpair_other, m.cpair_index,
+        m.shape_body, m.shape_sig, m.shape_compliance, m.shape_inv_radius, m.sig_contact, m.sig_swap, m.cont_state,
         m.cont_law, m.cont_par, m.cont_friction, m.cont_curves, cdiss,
     )
 

@@ -21,15 +21,16 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from ...compiler import CompiledModel
+from ...compiler.contacts import potential_body_pairs
 from ...errors import ConvergenceError
 from ...kernels import integrate_alf as K
 from ...kernels import model_arrays as ma
-from ...kernels.contact import N_CONT_OUT
+from ...kernels.contact import N_CONT_OUT, grown_contact_workspace, new_contact_workspace
 from ...kernels.hydraulics import N_HYD_OUT
 from ...kernels.model_arrays import MAX_ROW_COLS, ModelArrays
 from ...kernels.system import MODEL_FIELDS
 from ..assembly import AssemblyResult, assemble
-from ..evaluate import Evaluator
+from ..evaluate import Evaluator, check_contact_states
 
 if tuple(MODEL_FIELDS) != tuple(ModelArrays._fields):  # pragma: no cover - guards system.force_variant
     raise ImportError("kernels.system.MODEL_FIELDS (and force_variant) are out of date with ModelArrays")
@@ -83,15 +84,20 @@ def force_variants(cm: CompiledModel):
     return damped, cons
 
 
+#: bound on the potential contact shape pairs up to which contact couplings enter the static envelope and
+#: colouring (every pair that may touch, so Newton sees the full contact tangent); above it they are left out
+CONTACT_ENVELOPE_LIMIT = 400
+
+
 def _force_pairs(cm: CompiledModel) -> list[tuple[int, int]]:
+    """Body pairs coupled by force elements, and by contacts if the model has few potential contact pairs."""
     m = cm.arrays
     pairs = []
     for mi, mj in ((m.tsda_mi, m.tsda_mj), (m.rsda_mi, m.rsda_mj), (m.bush_mi, m.bush_mj), (m.act_mi, m.act_mj),
                    (m.hyd_mi, m.hyd_mj)):
         for a, b in zip(mi, mj):
             pairs.append((int(m.marker_body[a]), int(m.marker_body[b])))
-    for a, b in zip(m.cpair_a, m.cpair_b):       # contact couples bodies that may touch (not only joined ones)
-        pairs.append((int(m.marker_body[m.shape_marker[a]]), int(m.marker_body[m.shape_marker[b]])))
+    pairs += potential_body_pairs(m, CONTACT_ENVELOPE_LIMIT) or []     # bodies that may touch
     return [(a, b) for a, b in pairs if a >= 0 and b >= 0 and a != b]
 
 
@@ -245,7 +251,7 @@ class ALFIntegrator:
         initial = initial if initial is not None else assemble(cm)
         m = cm.arrays
         n, nr, nb, nm = cm.n_q, cm.n_rows, len(cm.body_names), len(cm.marker_names)
-        has_springs = bool(len(m.tsda_mi) or len(m.rsda_mi) or len(m.bush_mi) or len(m.hyd_mi) or len(m.cpair_a))
+        has_springs = bool(len(m.tsda_mi) or len(m.rsda_mi) or len(m.bush_mi) or len(m.hyd_mi) or len(m.cont_law))
         self.use_fd = tangent == "full" or (tangent == "auto" and has_springs)
         self.off, noncons = force_variant_parts(cm)
         self.pattern = build_pattern(cm, self.use_fd)
@@ -274,7 +280,7 @@ class ALFIntegrator:
               np.zeros((nm, 3)), np.zeros((nm, 3, 3)), np.zeros((nm, 3)), np.zeros((nm, 3)))
         fo = (np.zeros((len(m.tsda_mi), 3)), np.zeros((len(m.rsda_mi), 3)), np.zeros((len(m.bush_mi), 6)),
               np.zeros((len(m.act_mi), 3)), np.zeros((len(m.hyd_mi), N_HYD_OUT)),
-              np.zeros((len(m.cont_law), N_CONT_OUT)))
+              np.zeros((len(m.cont_law), N_CONT_OUT)), new_contact_workspace(m))
         vec = lambda k: np.zeros(k)  # noqa: E731
         zn = np.array(m.z0, dtype=float)      # candidate element states
         self._ws = (fr, fo, zn, vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),
@@ -343,6 +349,8 @@ class ALFIntegrator:
                 i += done
                 if status == K.OK:
                     break
+                if self._contact_buffers(status):
+                    continue
                 self._redo(h, status, err, rep[i], 0)
                 if record:
                     for r, x in zip(rec, (self.q, self.qd, self.qdd, self.lam, self.zs)):
@@ -353,6 +361,18 @@ class ALFIntegrator:
         finally:
             self.last_report = rep[:i]
         return (rep, *rec) if record else rep
+
+    def _contact_buffers(self, status: int) -> bool:
+        """True if a step failed on a too short contact pair buffer (grown here: redo the step); raises if the
+        contact state table is full."""
+        if status == K.CONTACT_STATES:
+            check_contact_states(self.cm, self._ws[1][6])
+        if status != K.CONTACT_PAIRS:
+            return False
+        fo = self._ws[1]
+        fo = (*fo[:6], grown_contact_workspace(fo[6]))
+        self._ws = (self._ws[0], fo, *self._ws[2:])
+        return True
 
     def _redo(self, h: float, status: int, err: float, row: np.ndarray, level: int) -> None:
         """The step of size h from the current state failed (status, err): count it in ``row``, and take it
@@ -366,8 +386,11 @@ class ALFIntegrator:
         sub = np.zeros((1, K.N_REP))
         for _half in range(2):
             sub[0] = 0.0
-            status, _, err = K.alf_advance(self._mt, self.off, self._pat, self._state, self._ws, self.opt, 1,
-                                           0.5 * h, sub, *self._empty)
+            while True:
+                status, _, err = K.alf_advance(self._mt, self.off, self._pat, self._state, self._ws, self.opt, 1,
+                                               0.5 * h, sub, *self._empty)
+                if not self._contact_buffers(status):
+                    break
             if status != K.OK:
                 self._redo(0.5 * h, status, err, sub[0], level + 1)
             iterations += sub[0, K.REP_ITER]
