@@ -31,8 +31,9 @@ States per contact point [d'-, s (3), d_m] live in one hash table inside z (Z_RE
 by (shape a, shape b, point)): each evaluation looks a point up in the committed table zs and writes its
 candidate record into zn, which holds records only for the points in contact at that evaluation (the records
 of the previous evaluation are cleared first, through the ``used`` list). A full table sets
-ST_STATE_OVERFLOW: the caller fails with an error naming the compile option ``contact_state_capacity``. ``m.cont_dissipative[0] == 0`` keeps only the elastic normal force (the energy split's
-conservative variant): damping, hysteresis and friction off.
+ST_STATE_OVERFLOW: the caller fails with an error naming the compile option ``contact_state_capacity``.
+``m.cont_dissipative[0] == 0`` keeps only the elastic normal force (the energy split's conservative variant):
+damping, hysteresis and friction off.
 """
 
 from __future__ import annotations
