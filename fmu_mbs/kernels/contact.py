@@ -87,7 +87,8 @@ R_S = 4
 R_DM = 7
 MAX_LOAD_NUM = 3      # a table is full at 3/4 of its records (linear probing stays short)
 MAX_LOAD_DEN = 4
-# contact workspace cw = (lo, hi, order, pairs, out, col, box, cursor, stat, used, fpar)
+# contact workspace cw = (lo, hi, order, pairs, out, col, box, cursor, stat, used, fpar, bptr, bidx, mark); the
+# last three are scratch of the finite-difference colouring (system.contact_colors)
 ST_NEEDED = 0         # stat: candidate pairs found by the last evaluation (may exceed the pair buffer)
 ST_PAIR_OVERFLOW = 1  # 1: the pair buffer was too short at some evaluation since the flag was cleared
 ST_STATE_OVERFLOW = 2  # 1: the state table was full at some evaluation since the flag was cleared
@@ -346,7 +347,7 @@ def pair_forces(m, c, sa, sb, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, out, u
 def contact_candidates(m, o, R, cw):
     """Broad phase at the marker frames (o, R): candidate pairs into cw's pair buffer; returns their count
     (ST_NEEDED, and ST_PAIR_OVERFLOW if the buffer is too short: then only the count is valid)."""
-    lo, hi, order, pairs, out, col, box, cursor, stat, used, fpar = cw
+    lo, hi, order, pairs, col, box, cursor, stat, fpar = cw[0], cw[1], cw[2], cw[3], cw[5], cw[6], cw[7], cw[8], cw[10]
     ns = m.shape_kind.shape[0]
     margin = fpar[FP_MARGIN]
     for s in range(ns):
@@ -391,7 +392,7 @@ def add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, cw):
             cont_out[c, j] = 0.0
     if m.shape_kind.shape[0] < 2 or cont_out.shape[0] == 0:
         return 0.0
-    lo, hi, order, pairs, out, col, box, cursor, stat, used, fpar = cw
+    pairs, out, stat, used = cw[3], cw[4], cw[8], cw[9]
     adr = m.cont_state[0]
     for k in range(stat[ST_USED]):             # the records of the last evaluation
         base = adr + Z_RECORD * used[k]
@@ -417,18 +418,21 @@ def default_margin(m) -> float:
 
 
 def new_contact_workspace(m, pair_capacity: int | None = None, margin: float | None = None) -> tuple:
-    """Contact workspace of ModelArrays ``m``: (lo, hi, order, pairs, out, col, box, cursor, stat, used, fpar),
-    allocated once per evaluator / integrator; ``pair_capacity`` candidate pairs (default 4 per shape, >= 64)."""
+    """Contact workspace of ModelArrays ``m``: (lo, hi, order, pairs, out, col, box, cursor, stat, used, fpar, bptr,
+    bidx, mark), allocated once per evaluator / integrator; ``pair_capacity`` candidate pairs (default 4 per
+    shape, >= 64)."""
     ns = len(m.shape_kind)
     cap = max(64, 4 * ns) if pair_capacity is None else int(pair_capacity)
     order = np.zeros(max(ns, 1), dtype=np.int64)[:ns].copy()
     if ns:
         order[0] = -1
     fpar = np.array([default_margin(m) if margin is None else float(margin)])
+    nb = len(m.body_kind)
     return (np.zeros((ns, 3)), np.zeros((ns, 3)), order, np.zeros((cap, 2), dtype=np.int64),
             np.zeros((MAX_POINTS, 7)), np.zeros((ns, 2), dtype=np.int64), np.zeros((ns, 8)),
             np.zeros(4, dtype=np.int64), np.zeros(N_STAT, dtype=np.int64),
-            np.zeros(max(int(m.cont_state[1]), 1), dtype=np.int64), fpar)
+            np.zeros(max(int(m.cont_state[1]), 1), dtype=np.int64), fpar,
+            np.zeros(nb + 1, dtype=np.int64), np.zeros(2 * cap, dtype=np.int64), np.zeros(nb + 1, dtype=np.int64))
 
 
 def grown_contact_workspace(cw: tuple) -> tuple:
@@ -437,4 +441,4 @@ def grown_contact_workspace(cw: tuple) -> tuple:
     need = int(stat[ST_NEEDED])
     pairs = np.zeros((max(int(1.5 * need) + 16, 2 * cw[3].shape[0]), 2), dtype=np.int64)
     stat[ST_PAIR_OVERFLOW] = 0
-    return (*cw[:3], pairs, *cw[4:])
+    return (*cw[:3], pairs, *cw[4:12], np.zeros(2 * pairs.shape[0], dtype=np.int64), cw[13])

@@ -89,7 +89,8 @@ OPT_NONCONS = 5     # 1: the model has non-conservative elements (energy split n
 OPT_PIVOT = 6       # relative pivot tolerance of the Cholesky factorisation
 OPT_FD_EPS = 7      # relative finite-difference step
 OPT_RHO = 8         # spectral radius at infinity of the generalized-alpha scheme (1: trapezoidal rule)
-N_OPT = 9
+OPT_DYN_COLORS = 9  # 1: finite-difference colours from the contact pairs at each tangent refresh
+N_OPT = 10
 
 # state scalars sc
 SC_T = 0
@@ -153,7 +154,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
     OPT_*; rep (n_steps, N_REP); rec_* (n_steps, .), or (0, .) to skip (rec_z: element states)."""
     m = ModelArrays(*mt)
     mx = force_variant(m, off, VARIANT_NO_INPUTS)
-    pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx = pat
+    pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx, adj_rev = pat
     sc, q, qd, qdd, lam, u, zs, u_last, lam_s, acc = st
     (fr, fo, zn, phi, jac, nu, gamma, jtw, Q, Qa, Qb, mb, q0, qd0, qdd0, lam0, y, res, dq, rhs, work, val, Wx,
      dlt, phi2, jac2, nu2, gamma2, jtw2) = ws
@@ -168,6 +169,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
     pivot = opt[OPT_PIVOT]
     fd_eps = opt[OPT_FD_EPS]
     noncons = opt[OPT_NONCONS] > 0.0
+    dynamic = opt[OPT_DYN_COLORS] > 0.0
     u_changed = False
     for i in range(u.shape[0]):
         if u[i] != 0.0:
@@ -227,8 +229,8 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             qd[i] = b1 * d + cv1 * qd0[i] + cv2 * acc[i]
             qdd[i] = ka * d + kv * qd0[i] + kaa * acc[i] + kq * qdd0[i]
         if use_fd:
-            fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps, colors,
-                              n_colors, adj_ptr, adj_idx, dlt)
+            n_colors = fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps,
+                                         colors, n_colors, adj_ptr, adj_idx, adj_rev, dlt, dynamic)
 
         status = OK
         err = 0.0
@@ -243,8 +245,8 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 # a stalled step (the last correction did not shrink): the force law changed regime since the
                 # predictor (contact, friction ramp), so the tangent there is wrong and a stale tangent across a
                 # kink cycles: refresh it at the iterate (converging steps keep the predictor's tangent)
-                fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps, colors,
-                                  n_colors, adj_ptr, adj_idx, dlt)
+                n_colors = fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps,
+                                             colors, n_colors, adj_ptr, adj_idx, adj_rev, dlt, dynamic)
             V_s = total_forces_ws(m, mx, t1, q, qd, fr, u, h, zs, zn, Q, fo)
             r, A, v, w, o, R, vo, wm = fr
             eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from .contact import ST_ACTIVE, pair_contact
 from .forces import add_applied_forces
 from .frames import add_wrench, eval_body_frames, eval_marker_frames
 from .linalg import env_add
@@ -175,12 +176,12 @@ def jac_residual(m, jac, x, rhs):
 @njit(cache=True, _nrt=False)
 def assemble_iteration_matrix(m, mb, jac, c, Wx, use_wx, pat, val):
     """val = envelope of P (M + Wx + c Phi_q^T Phi_q) P^T with the index tables of ``pat`` = (pos, first,
-    ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx): for entry c1 of row k, jp[e] = (c2, value index)
+    ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx, adj_rev): for entry c1 of row k, jp[e] = (c2, value index)
     for e in jp_ptr[k * ncol + c1] .. jp_ptr[k * ncol + c1 + 1] lists the lower-triangle products
     c jac[k, c1] jac[k, c2]; midx[b, i, j] is the value index of mass entry (i, j) of body b or -1.
-    Wx (dense, symmetric, coupling only bodies adjacent in adj) is added when ``use_wx``. Returns the
-    number of Wx entries outside the envelope (0 unless the pattern is wrong)."""
-    pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx = pat
+    Wx (symmetric, in blocks per adjacency entry as fd_force_jacobian writes it) is added when ``use_wx``.
+    Returns the number of Wx entries outside the envelope (0 unless the pattern is wrong)."""
+    pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx, adj_rev = pat
     for k in range(val.shape[0]):
         val[k] = 0.0
     for b in range(m.body_kind.shape[0]):
@@ -218,7 +219,7 @@ def assemble_iteration_matrix(m, mb, jac, c, Wx, use_wx, pat, val):
                     for j in range(n2):
                         if b2 == b and j > i:
                             continue
-                        x = Wx[a + i, a2 + j]
+                        x = Wx[e, j, i]          # W[a2 + j, a + i] = W[a + i, a2 + j]
                         if x != 0.0:
                             if not env_add(first, ptr, val, pos[a + i], pos[a2 + j], x):
                                 lost += 1
@@ -316,17 +317,89 @@ def powers(m, mx, md, mc, t, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu, noncons)
 
 
 @njit(cache=True, _nrt=False)
+def contact_colors(m, fo, adj_ptr, adj_idx, colors):
+    """Greedy colouring of the bodies for finite differences from the static adjacency (adj, itself included)
+    and the contact pairs of the last force evaluation (the broad-phase candidates in the contact workspace
+    fo[6], margin included): bodies b, b' share a colour only if neither reaches a static neighbour of the other
+    through the full (static + contact) graph, so perturbing both at once leaves every block read by
+    fd_force_jacobian (static adjacency) exact. Returns the number of colours."""
+    cw = fo[6]
+    pairs = cw[3]
+    stat = cw[8]
+    bptr, bidx, mark = cw[11], cw[12], cw[13]
+    nb = m.body_kind.shape[0]
+    for b in range(nb + 1):
+        bptr[b] = 0
+    n_pairs = stat[ST_ACTIVE]
+    for k in range(n_pairs):
+        c, sa, sb = pair_contact(m, pairs[k, 0], pairs[k, 1])
+        ba = m.shape_body[sa]
+        bb = m.shape_body[sb]
+        if c >= 0 and ba >= 0 and bb >= 0:
+            bptr[ba + 1] += 1
+            bptr[bb + 1] += 1
+    for b in range(nb):
+        bptr[b + 1] += bptr[b]
+    for b in range(nb):
+        mark[b] = bptr[b]                 # fill cursors
+    for k in range(n_pairs):
+        c, sa, sb = pair_contact(m, pairs[k, 0], pairs[k, 1])
+        ba = m.shape_body[sa]
+        bb = m.shape_body[sb]
+        if c >= 0 and ba >= 0 and bb >= 0:
+            bidx[mark[ba]] = bb
+            mark[ba] += 1
+            bidx[mark[bb]] = ba
+            mark[bb] += 1
+    for b in range(nb + 1):
+        mark[b] = 0
+    for b in range(nb):
+        colors[b] = -1
+    n_colors = 0
+    for b in range(nb):
+        stamp = b + 1
+        for e in range(adj_ptr[b], adj_ptr[b + 1]):          # static neighbours x of b: full neighbours of x
+            x = adj_idx[e]
+            for f in range(adj_ptr[x], adj_ptr[x + 1]):
+                y = colors[adj_idx[f]]
+                if y >= 0:
+                    mark[y] = stamp
+            for f in range(bptr[x], bptr[x + 1]):
+                y = colors[bidx[f]]
+                if y >= 0:
+                    mark[y] = stamp
+        for f in range(bptr[b], bptr[b + 1]):                # contact neighbours x of b: static neighbours of x
+            x = bidx[f]
+            for e in range(adj_ptr[x], adj_ptr[x + 1]):
+                y = colors[adj_idx[e]]
+                if y >= 0:
+                    mark[y] = stamp
+        col = 0
+        while mark[col] == stamp:
+            col += 1
+        colors[b] = col
+        if col + 1 > n_colors:
+            n_colors = col + 1
+    return n_colors
+
+
+@njit(cache=True, _nrt=False)
 def fd_force_jacobian(m, mx, t, q, qd, u, h, zs, zn, fr, fo, Q0, Qp, Wx, kq, kv, eps, colors, n_colors, adj_ptr,
-                      adj_idx, dlt):
+                      adj_idx, adj_rev, dlt, dynamic):
     """Wx = sym(kq * K + kv * C), K = -dQ/dq, C = -dQ/dqd by forward differences, perturbing one
     coordinate slot of all bodies of a colour at once (bodies of one colour share no force element
-    neighbourhood, so their columns do not overlap)."""
-    n = q.shape[0]
+    neighbourhood, so their columns do not overlap). Only the blocks of the static adjacency (adj) are kept:
+    Wx[e, i, s] = W[body adj_idx[e] coordinate i, body b coordinate s] for the entries e of body b. With
+    ``dynamic`` the colours are recomputed here from the contact pairs at (q, qd) (contact_colors; contact
+    couplings themselves are then not in adj: a block-diagonal contact tangent). Returns the colour count."""
     nb = m.body_kind.shape[0]
-    for i in range(n):
-        for j in range(n):
-            Wx[i, j] = 0.0
+    for e in range(Wx.shape[0]):
+        for i in range(Wx.shape[1]):
+            for j in range(Wx.shape[2]):
+                Wx[e, i, j] = 0.0
     total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q0, fo)
+    if dynamic:
+        n_colors = contact_colors(m, fo, adj_ptr, adj_idx, colors)
     for level in range(2):
         x = q if level == 0 else qd
         scale = kq if level == 0 else kv
@@ -354,12 +427,22 @@ def fd_force_jacobian(m, mx, t, q, qd, u, h, zs, zn, fr, fo, Q0, Qp, Wx, kq, kv,
                             b2 = adj_idx[e]
                             a2 = m.body_q_adr[b2]
                             for i in range(m.body_q_num[b2]):
-                                Wx[a2 + i, a] -= scale * (Qp[a2 + i] - Q0[a2 + i]) / d
-    for i in range(n):
-        for j in range(i):
-            s = 0.5 * (Wx[i, j] + Wx[j, i])
-            Wx[i, j] = s
-            Wx[j, i] = s
+                                Wx[e, i, s] -= scale * (Qp[a2 + i] - Q0[a2 + i]) / d
+    for b in range(nb):
+        nq = m.body_q_num[b]
+        for e in range(adj_ptr[b], adj_ptr[b + 1]):
+            er = adj_rev[e]
+            if er < e:
+                continue
+            n2 = m.body_q_num[adj_idx[e]]
+            for i in range(n2):
+                for s in range(nq):
+                    if er == e and s <= i:
+                        continue
+                    v = 0.5 * (Wx[e, i, s] + Wx[er, s, i])
+                    Wx[e, i, s] = v
+                    Wx[er, s, i] = v
+    return n_colors
 
 
 @njit(cache=True, _nrt=False)

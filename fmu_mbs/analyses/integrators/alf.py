@@ -89,16 +89,18 @@ def force_variants(cm: CompiledModel):
 CONTACT_ENVELOPE_LIMIT = 400
 
 
-def _force_pairs(cm: CompiledModel) -> list[tuple[int, int]]:
-    """Body pairs coupled by force elements, and by contacts if the model has few potential contact pairs."""
+def _force_pairs(cm: CompiledModel) -> tuple[list[tuple[int, int]], bool]:
+    """Body pairs coupled by force elements, and by contacts if the model has few potential contact pairs; and
+    whether contact couplings were left out (then the colouring follows the contacts of each step)."""
     m = cm.arrays
     pairs = []
     for mi, mj in ((m.tsda_mi, m.tsda_mj), (m.rsda_mi, m.rsda_mj), (m.bush_mi, m.bush_mj), (m.act_mi, m.act_mj),
                    (m.hyd_mi, m.hyd_mj)):
         for a, b in zip(mi, mj):
             pairs.append((int(m.marker_body[a]), int(m.marker_body[b])))
-    pairs += potential_body_pairs(m, CONTACT_ENVELOPE_LIMIT) or []     # bodies that may touch
-    return [(a, b) for a, b in pairs if a >= 0 and b >= 0 and a != b]
+    contact = potential_body_pairs(m, CONTACT_ENVELOPE_LIMIT)         # bodies that may touch
+    pairs += contact or []
+    return [(a, b) for a, b in pairs if a >= 0 and b >= 0 and a != b], contact is None
 
 
 @dataclass
@@ -114,10 +116,12 @@ class Pattern:
     jp_ptr: np.ndarray    # lower-triangle products (c2, value index) of each (row, c1), CSR
     jp: np.ndarray
     midx: np.ndarray      # value index of each mass-block entry (nb, 7, 7), -1 above the diagonal
+    adj_rev: np.ndarray   # adjacency entry (b2 -> b) of each entry (b -> b2)
+    dynamic_colors: bool  # contact couplings are not in adj: colours follow the contacts of each step
 
     def as_tuple(self) -> tuple[np.ndarray, ...]:
         return (self.pos, self.first, self.ptr, self.colors, self.adj_ptr, self.adj_idx, self.jp_ptr, self.jp,
-                self.midx)
+                self.midx, self.adj_rev)
 
     @property
     def size(self) -> int:
@@ -126,11 +130,18 @@ class Pattern:
 
 def build_pattern(cm: CompiledModel, with_forces: bool) -> Pattern:
     """Envelope of M + Phi_q^T Phi_q (+ force-element coupling) in the better of the natural and the
-    reverse Cuthill-McKee body order (George & Liu ch. 4), with bodies kept contiguous."""
+    reverse Cuthill-McKee body order (George & Liu ch. 4), with bodies kept contiguous.
+
+    Contact couplings enter the envelope and the static colouring only while the bound on potential contact
+    pairs is at most CONTACT_ENVELOPE_LIMIT (small models keep the full contact tangent and their Newton
+    convergence). Above it the envelope is that of the joints and force elements alone, the finite-difference
+    tangent keeps only those blocks (a block-diagonal contact tangent: quasi-Newton across contacts), and the
+    colours are recomputed in numba from the broad-phase pairs at every tangent refresh
+    (kernels.system.contact_colors): a scene of n spheres costs O(n) per refresh, not O(n^2)."""
     m = cm.arrays
     nb = len(cm.body_names)
     coupled = {(int(a), int(b)) for a, b in zip(m.row_body_i, m.row_body_j) if a >= 0 and b >= 0 and a != b}
-    forces = _force_pairs(cm)
+    forces, dynamic = _force_pairs(cm)
     if with_forces:
         coupled |= set(forces)
     edges = coupled | {(b, a) for a, b in coupled}
@@ -178,6 +189,9 @@ def build_pattern(cm: CompiledModel, with_forces: bool) -> Pattern:
     adj_ptr = np.zeros(nb + 1, dtype=np.int64)
     adj_ptr[1:] = np.cumsum([len(s) for s in nbrs])
     adj_idx = np.array([x for s in nbrs for x in sorted(s)], dtype=np.int64)
+    entry = {(b, int(adj_idx[e])): e for b in range(nb) for e in range(adj_ptr[b], adj_ptr[b + 1])}
+    adj_rev = np.array([entry[(int(adj_idx[e]), b)] for b in range(nb) for e in range(adj_ptr[b], adj_ptr[b + 1])],
+                       dtype=np.int64)
 
     # index tables of the assembly: pairs of each Jacobian row block and entries of each mass block
     index = lambda p1, p2: ptr[p1] + p2 - first[p1]  # noqa: E731  (requires p2 <= p1)
@@ -203,7 +217,7 @@ def build_pattern(cm: CompiledModel, with_forces: bool) -> Pattern:
                 if pos[a + j] <= pos[a + i]:
                     midx[b, i, j] = index(pos[a + i], pos[a + j])
     return Pattern(pos, first.astype(np.int64), ptr, colors, adj_ptr, adj_idx, np.array(jp_ptr, dtype=np.int64),
-                   np.array(jp, dtype=np.int64).reshape(-1, 2), midx)
+                   np.array(jp, dtype=np.int64).reshape(-1, 2), midx, adj_rev, bool(dynamic and with_forces))
 
 
 class ALFIntegrator:
@@ -260,8 +274,9 @@ class ALFIntegrator:
         self.penalty = float(penalty)
         self.opt = np.zeros(K.N_OPT)
         self.opt[[K.OPT_C, K.OPT_TOL, K.OPT_ACCEPT, K.OPT_MAX_ITER, K.OPT_USE_FD, K.OPT_NONCONS, K.OPT_PIVOT,
-                  K.OPT_FD_EPS, K.OPT_RHO]] = (self.penalty * self.m_ref, tol, accept_tol, max_iter,
-                                               float(self.use_fd), float(noncons), pivot_tol, fd_eps, self.rho_inf)
+                  K.OPT_FD_EPS, K.OPT_RHO, K.OPT_DYN_COLORS]] = (
+            self.penalty * self.m_ref, tol, accept_tol, max_iter, float(self.use_fd), float(noncons), pivot_tol,
+            fd_eps, self.rho_inf, float(self.pattern.dynamic_colors))
         # state
         self.sc = np.zeros(K.N_SC)
         self.sc[K.SC_T] = initial.t
@@ -286,7 +301,7 @@ class ALFIntegrator:
         self._ws = (fr, fo, zn, vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),
                     vec(n), vec(n), vec(n), np.zeros((nb, 7, 7)), vec(n), vec(n), vec(n), vec(nr), vec(nr),
                     vec(n), vec(n), vec(n), vec(n), vec(self.pattern.size),
-                    np.zeros((n, n) if self.use_fd else (1, 1)), vec(nb),
+                    np.zeros((len(self.pattern.adj_idx) if self.use_fd else 1, 7, 7)), vec(nb),
                     vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)))
         self._pat = self.pattern.as_tuple()
         self._mt = tuple(m)
