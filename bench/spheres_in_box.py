@@ -45,7 +45,7 @@ JITTER = 0.01
 K = 1e5
 C = 100.0
 MU = 0.3
-V_REG = 0.01
+V_REG = 0.05
 G = 9.81
 
 
@@ -77,20 +77,20 @@ def fmu_model(n: int):
     for name, (pos, quat) in walls.items():
         b.add_marker(f"g_{name}", "ground", position=pos, orientation=quat)
         b.add_shape(name, f"g_{name}", "plane", [])
-    law = dict(law="linear", stiffness=K, damping=C, damping_depth=1e-5, friction="coulomb", mu=MU,
+    law = dict(law="linear", stiffness=K, damping=C, damping_depth=1e-4, friction="coulomb", mu=MU,
                velocity_threshold=V_REG)
     b.add_contact("spheres", names, names, **law)
     b.add_contact("box", names, list(walls), **law)
     return b.build()
 
 
-def run_fmu(n: int, t_end: float, h: float, tangent: str, repeat: int) -> dict:
+def run_fmu(n: int, t_end: float, h: float, tangent: str, repeat: int, tol: float = 1e-9) -> dict:
     t0 = time.process_time()
     cm = compile_model(fmu_model(n))
     compile_s = time.process_time() - t0
     best = math.inf
     for _ in range(repeat):
-        integ = ALFIntegrator(cm, h, tangent=tangent)
+        integ = ALFIntegrator(cm, h, tangent=tangent, tol=tol)
         integ.advance(int(round(0.01 / h)))                  # warm-up: kernels loaded, buffers grown
         steps = int(round(t_end / h))
         t0 = time.process_time()
@@ -99,7 +99,8 @@ def run_fmu(n: int, t_end: float, h: float, tangent: str, repeat: int) -> dict:
     z = integ.q.reshape(n, 7)[:, 2]
     it = rep[:, REPORT_KEYS.index("iterations")]
     return dict(step=best, height=float(z.mean()), kinetic=float(rep[-1, REPORT_KEYS.index("energy_kinetic")]),
-                iterations=float(it.mean()), compile=compile_s, zmin=float(z.min()))
+                iterations=float(it.mean()), compile=compile_s, zmin=float(z.min()),
+                rejected=int(rep[:, REPORT_KEYS.index("rejected")].sum()))
 
 
 def exudyn_system(n: int):
@@ -197,15 +198,17 @@ def main() -> None:
     ap.add_argument("--tangent", default="constraints", choices=["constraints", "auto"])
     ap.add_argument("--exudyn-solver", default="ExplicitMidpoint")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--tol", type=float, default=1e-9, help="fmu-mbs Newton tolerance (m)")
     ap.add_argument("--no-exudyn", action="store_true")
     a = ap.parse_args()
     rows = []
     for n in a.counts:
-        f = run_fmu(n, a.t_end, a.h, a.tangent, a.repeat)
+        f = run_fmu(n, a.t_end, a.h, a.tangent, a.repeat, a.tol)
         e = None if a.no_exudyn else run_exudyn(n, a.t_end, a.h, a.exudyn_solver, a.repeat)
         rows.append((n, f, e))
         line = (f"N={n:5d}  fmu-mbs {1e6 * f['step']:9.1f} us/step ({f['iterations']:.2f} it/step, compile "
-                f"{f['compile']:.2f} s)  mean z {f['height']:.4f} m  Ekin {f['kinetic']:.3g} J")
+                f"{f['compile']:.2f} s, {f['rejected']} rejected)  mean z {f['height']:.4f} m  "
+                f"Ekin {f['kinetic']:.3g} J")
         if e is not None:
             line += (f" | Exudyn {1e6 * e['step']:9.1f} us/step  mean z {e['height']:.4f} m  Ekin {e['kinetic']:.3g} J"
                      f" | Exudyn/fmu-mbs {e['step'] / f['step']:.2f}")

@@ -90,7 +90,9 @@ OPT_PIVOT = 6       # relative pivot tolerance of the Cholesky factorisation
 OPT_FD_EPS = 7      # relative finite-difference step
 OPT_RHO = 8         # spectral radius at infinity of the generalized-alpha scheme (1: trapezoidal rule)
 OPT_DYN_COLORS = 9  # 1: finite-difference colours from the contact pairs at each tangent refresh
-N_OPT = 10
+OPT_FD_EVERY = 10   # refresh the finite-difference tangent at the predictor of every k-th step (1: every step);
+                    # the first step of a call and stalled Newton iterations always refresh
+N_OPT = 11
 
 # state scalars sc
 SC_T = 0
@@ -170,6 +172,8 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
     fd_eps = opt[OPT_FD_EPS]
     noncons = opt[OPT_NONCONS] > 0.0
     dynamic = opt[OPT_DYN_COLORS] > 0.0
+    fd_every = max(int(opt[OPT_FD_EVERY]), 1)
+    fd_age = fd_every              # steps since the last predictor refresh: the first step refreshes
     u_changed = False
     for i in range(u.shape[0]):
         if u[i] != 0.0:
@@ -228,9 +232,11 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             q[i] = q0[i] + d
             qd[i] = b1 * d + cv1 * qd0[i] + cv2 * acc[i]
             qdd[i] = ka * d + kv * qd0[i] + kaa * acc[i] + kq * qdd0[i]
-        if use_fd:
+        if use_fd and fd_age >= fd_every:
             n_colors = fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps,
                                          colors, n_colors, adj_ptr, adj_idx, adj_rev, dlt, dynamic)
+            fd_age = 0
+        fd_age += 1
 
         status = OK
         err = 0.0

@@ -235,7 +235,10 @@ class ALFIntegrator:
     springs, dampers or bushings; "full": always; "constraints": never), ``pivot_tol``, ``fd_eps``,
     ``rho_inf`` (spectral radius of the step's amplification at infinite frequency, in [0, 1]: 1 = the
     trapezoidal rule, no numerical damping; 0 = high frequencies removed in one step), ``max_halvings`` (a
-    failed step is redone as two half steps, recursively, up to this many times; 0 = raise at once)."""
+    failed step is redone as two half steps, recursively, up to this many times; 0 = raise at once),
+    ``tangent_every`` (refresh the finite-difference tangent at every k-th step's predictor, and whenever Newton
+    stalls; default 1, or 10 for a large contact scene whose colours follow the contacts: there a refresh costs
+    14 x colours force evaluations, and a tangent a few steps old still converges)."""
 
     name = "alf"
     label = "ALF"
@@ -243,7 +246,7 @@ class ALFIntegrator:
     def __init__(self, cm: CompiledModel, step: float, initial: AssemblyResult | None = None, *,
                  penalty: float = 1e7, tol: float = 1e-9, accept_tol: float = 1e-6, max_iter: int = 10,
                  tangent: str = "auto", pivot_tol: float = 1e-13, fd_eps: float = 1e-7, rho_inf: float = 1.0,
-                 max_halvings: int = 4):
+                 max_halvings: int = 4, tangent_every: int | None = None):
         if not step > 0.0:
             raise ValueError(f"{self.label} step must be positive, got {step!r}")
         if int(max_iter) < 2:
@@ -277,6 +280,10 @@ class ALFIntegrator:
                   K.OPT_FD_EPS, K.OPT_RHO, K.OPT_DYN_COLORS]] = (
             self.penalty * self.m_ref, tol, accept_tol, max_iter, float(self.use_fd), float(noncons), pivot_tol,
             fd_eps, self.rho_inf, float(self.pattern.dynamic_colors))
+        every = (10 if self.pattern.dynamic_colors else 1) if tangent_every is None else int(tangent_every)
+        if every < 1:
+            raise ValueError(f"tangent_every must be a positive integer, got {tangent_every!r}")
+        self.opt[K.OPT_FD_EVERY] = every
         # state
         self.sc = np.zeros(K.N_SC)
         self.sc[K.SC_T] = initial.t
