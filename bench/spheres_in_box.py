@@ -4,9 +4,9 @@ Scene (the same on both sides): N rigid spheres (radius 0.05 m, 1 kg, solid-sphe
 them) on a jittered cubic lattice (spacing 0.12 m, jitter +-0.01 m, seeded), side n = ceil(N^(1/3)) spheres, the
 lowest layer 0.1 m above the floor, dropped at rest into an open box: a floor and four walls 0.02 m outside the
 lattice. Contact: linear spring k = 1e5 N/m with a dashpot c = 100 N s/m (compression only, no pull) and Coulomb
-friction mu = 0.3, regularised linearly below 0.01 m/s, between spheres and between spheres and the box.
+friction mu = 0.3, regularised linearly below 0.05 m/s, between spheres and between spheres and the box.
 
-- fmu-mbs: Contact elements (linear law, damping ramp depth 1e-5 m, coulomb), box faces as planes; the ALF
+- fmu-mbs: Contact elements (linear law, damping ramp depth 1e-4 m, coulomb), box faces as planes; the ALF
   integrator (implicit trapezoidal index-3 augmented Lagrangian, the library's default) at step h. The iteration
   matrix is M + c Phi_q^T Phi_q (``tangent="constraints"``: contact enters Newton through the residual only, a
   quasi-Newton; measured the fastest that converges here) or ``--tangent auto`` (block-diagonal finite-difference
@@ -14,9 +14,11 @@ friction mu = 0.3, regularised linearly below 0.01 m/s, between spheres and betw
 - Exudyn 1.13: rigid bodies with rotation-vector Lie-group nodes, GeneralContact spheres (AddSphereWithMarker)
   and the box as static triangles (AddTrianglesRigidBodyBased); per item k_i = 2k, c_i = c/2 (GeneralContact
   puts the stiffnesses of two items in series and their dampers in parallel), friction pairing mu, proportional
-  zone 0.01 m/s, ``keepContactWhilePenetrating = False`` (no pull, as fmu-mbs); search tree box over the scene
-  with about one cell per sphere. Solver: explicit (``--exudyn-solver``; default ExplicitMidpoint, second order
-  like the trapezoidal rule; GeneralContact is made for explicit solvers) at the same step h, one thread.
+  zone 0.05 m/s, ``keepContactWhilePenetrating = False`` (no pull, as fmu-mbs); search tree box over the scene
+  with about one cell per sphere; sparse linear solver and the mass matrix inverted per body (Exudyn's advice: its
+  dense default costs O(n^2) per step); no solution file. Solver: explicit (``--exudyn-solver``; default
+  ExplicitMidpoint, second order like the trapezoidal rule; GeneralContact is made for explicit solvers) at the
+  same step h, one thread.
 
 Reported per N: CPU time per step of each code (process time, the run after a 0.01 s warm-up that compiles /
 allocates; best of ``--repeat``), the ratio Exudyn / fmu-mbs (> 1: fmu-mbs faster), and a physical check at
@@ -158,11 +160,12 @@ def run_exudyn(n: int, t_end: float, h: float, solver: str, repeat: int) -> dict
     for _ in range(repeat):
         exu, SC, mbs, nodes = exudyn_system(n)
         s = exu.SimulationSettings()
-        s.solutionSettings.writeSolutionToFile = False
-        s.solutionSettings.sensorsWritePeriod = 1e9
+        s.solution.file.write = False
+        s.solution.sensors.writePeriod = 1e9
         s.parallel.numberOfThreads = 1
         s.timeIntegration.verboseMode = 0
-        s.displayComputationTime = False
+        s.linearSolver.solverType = exu.LinearSolverType.EigenSparse      # its advice above 1000 coordinates
+        s.timeIntegration.explicitIntegration.computeMassMatrixInversePerBody = True   # O(n), not dense O(n^2)
         s.timeIntegration.explicitIntegration.computeEndOfStepAccelerations = False
         s.timeIntegration.endTime = 0.01
         s.timeIntegration.numberOfSteps = int(round(0.01 / h))
