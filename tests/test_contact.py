@@ -187,9 +187,10 @@ def test_unsupported_pair_and_joined_bodies():
     b.add_shape("sa", "ma", "sphere", [0.1])
     b.add_shape("sc", "mc", "sphere", [0.1])
     b.add_contact("joined", "sa", "sc", law="linear", stiffness=1e4)
-    assert len(compile_model(b.build()).arrays.cpair_a) == 0          # joined bodies do not collide by default
+    m = compile_model(b.build()).arrays       # joined bodies do not collide by default: excluded both ways
+    assert list(m.shape_excl_ptr) == [0, 1, 2] and list(m.shape_excl_idx) == [1, 0]
     b.set_value("joined", "include_joined", True)
-    assert len(compile_model(b.build()).arrays.cpair_a) == 1
+    assert len(compile_model(b.build()).arrays.shape_excl_idx) == 0
     b.add_shape("cyl", "mc", "box", [0.1, 0.2, 0.1])      # box-box: not in the narrow phase (contact_geometry)
     b.add_shape("cap", "ma", "box", [0.1, 0.2, 0.1])
     b.add_contact("caps", "cap", "cyl", law="linear", stiffness=1e4, include_joined=True)

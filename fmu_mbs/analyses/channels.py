@@ -16,6 +16,7 @@ import numpy as np
 
 from ..compiler import CompiledModel
 from ..kernels.channel_values import MARKER_VALUES, channel_values
+from ..kernels.contact import ST_PAIR_OVERFLOW, grown_contact_workspace
 from ..kernels.hydraulics import N_HYD_OUT
 from ..kernels.model_arrays import MAX_ROW_COLS, ROW_ANGLE
 from ..kernels.passive_cylinder import N_PC_OUT, store_end_accelerations
@@ -30,7 +31,7 @@ from ..model.elements import (
     SpringDamper,
 )
 from ..model.names import HYDRAULIC_OUTPUTS, Channel, channels
-from .evaluate import Evaluator
+from .evaluate import Evaluator, check_contact_states
 from .trajectory import Trajectory
 
 _MARKER_SLOTS = {"r": 0, "v": 3, "a": 6, "q": 9, "w": 13}   # offsets inside a marker's 16 values
@@ -153,11 +154,18 @@ class ChannelEvaluator:
         if len(m.pc_mi):               # passive cylinders: the end accelerations of this state (what an integrator
             ev.forces(t, q, qd)        # stores after the step, also without z)
             store_end_accelerations(m, q, qdd, ev.r, ev.w, ev.o, ev.zs)
-        ev.spring_energy = channel_values(
-            m, self.cm.measure, float(t), q, qd, qdd, lam, ev.u, ev.zs, ev.zn, ev.Q, self._cw, self._ws,
-            self._mw, self._fo, self._plan_arrays, self._q_local, self._angle_local, self.cm.model.planar,
-            self._is_angle, self._prev_s, self._has_prev, float(iterations), float(residual), self._raw,
-            self._off_blocks)
+        while True:
+            prev_s = self._prev_s.copy()               # the kernel unwraps against it (and may run twice)
+            ev.spring_energy = channel_values(
+                m, self.cm.measure, float(t), q, qd, qdd, lam, ev.u, ev.zs, ev.zn, ev.Q, self._cw, self._ws,
+                self._mw, self._fo, ev.cw, self._plan_arrays, self._q_local, self._angle_local, self.cm.model.planar,
+                self._is_angle, prev_s, self._has_prev, float(iterations), float(residual), self._raw,
+                self._off_blocks)
+            if not ev.cw[8][ST_PAIR_OVERFLOW]:
+                break
+            ev.cw = grown_contact_workspace(ev.cw)      # too many candidate pairs: grow and evaluate again
+        self._prev_s[:] = prev_s
+        check_contact_states(self.cm, ev.cw)
         self._has_prev = True
         if ev.has_joint_friction:                     # loaded by these multipliers, at the kernel's frames
             ev.joint_friction(q, lam)

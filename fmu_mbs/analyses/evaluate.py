@@ -8,8 +8,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiler import CompiledModel
+from ..errors import ConvergenceError
 from ..kernels.constraints import eval_constraints, scatter_dense
-from ..kernels.contact import N_CONT_OUT
+from ..kernels.contact import (
+    N_CONT_OUT,
+    ST_PAIR_OVERFLOW,
+    ST_STATE_OVERFLOW,
+    grown_contact_workspace,
+    new_contact_workspace,
+)
 from ..kernels.hydraulics import N_HYD_OUT
 from ..kernels.joint_friction import N_JF_OUT, add_joint_friction
 from ..kernels.mass import add_inertia_forces, eval_mass, gravity_potential, kinetic_energy
@@ -46,6 +53,7 @@ class Evaluator:
         self.cont_out = np.zeros((len(m.cont_law), N_CONT_OUT))
         self.pc_out = np.zeros((len(m.pc_mi), N_PC_OUT))
         self.jf_out = np.zeros((len(m.jf_type), N_JF_OUT))
+        self.cw = new_contact_workspace(m)              # contact broad-phase buffers (kernels.contact)
         self.r = np.zeros((nb, 3))
         self.A = np.zeros((nb, 3, 3))
         self.v = np.zeros((nb, 3))
@@ -73,11 +81,16 @@ class Evaluator:
         candidate element states ``zn`` (from the committed ``zs`` over the step ``h``)."""
         m = self.cm.arrays
         eval_frames(m, q, qd, self.r, self.A, self.v, self.w, self.o, self.R, self.vo, self.wm)
-        self.Q[:] = 0.0
-        self.spring_energy = eval_forces(m, t, q, qd, self.r, self.o, self.R, self.vo, self.wm, self.u,
-                                         self.h, self.zs, self.zn, self.Q, self.tsda_out, self.rsda_out,
-                                         self.bush_out, self.act_out, self.hyd_out, self.cont_out,
-                                         self.pc_out)
+        while True:
+            self.Q[:] = 0.0
+            self.spring_energy = eval_forces(m, t, q, qd, self.r, self.o, self.R, self.vo, self.wm, self.u,
+                                             self.h, self.zs, self.zn, self.Q, self.tsda_out, self.rsda_out,
+                                             self.bush_out, self.act_out, self.hyd_out, self.cont_out, self.pc_out,
+                                             self.cw)
+            if not self.cw[8][ST_PAIR_OVERFLOW]:
+                break
+            self.cw = grown_contact_workspace(self.cw)     # too many candidate pairs: grow and evaluate again
+        check_contact_states(self.cm, self.cw)
         add_inertia_forces(m, q, qd, self.Q)
         return self.Q
 
@@ -99,3 +112,14 @@ class Evaluator:
 
     def gravity_energy(self, q: np.ndarray) -> float:
         return gravity_potential(self.cm.arrays, q)
+
+
+def check_contact_states(cm: CompiledModel, cw: tuple) -> None:
+    """ConvergenceError if the contact state table overflowed (it names the compile option to raise)."""
+    stat = cw[8]
+    if stat[ST_STATE_OVERFLOW]:
+        stat[ST_STATE_OVERFLOW] = 0
+        raise ConvergenceError(
+            f"model '{cm.model.name}': the contact state table is full ({int(cm.arrays.cont_state[1])} records, "
+            f"3/4 usable); compile with a larger contact_state_capacity (compile_model(..., "
+            f"contact_state_capacity=...))")

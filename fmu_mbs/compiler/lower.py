@@ -88,8 +88,10 @@ def _row_cols(types, bis, bjs, q_adr, q_num) -> np.ndarray:
     return cols
 
 
-def compile_model(model: Model) -> CompiledModel:
-    """Lower ``model`` (already validated by its builder) into flat arrays for the kernels."""
+def compile_model(model: Model, *, contact_state_capacity: int | None = None) -> CompiledModel:
+    """Lower ``model`` (already validated by its builder) into flat arrays for the kernels.
+    ``contact_state_capacity``: records of the contact state table (compiler.contacts; None = the default,
+    8 per shape on contacts with states)."""
     dim = model.dimension
     pool = FunctionPool()
 
@@ -231,7 +233,8 @@ def compile_model(model: Model) -> CompiledModel:
         comps += ([None, None] + list(ld.torque)) if dim == 2 else list(ld.torque)
         for c, fn in enumerate(comps):
             load_fn[k, c] = pool.add(fn)
-    contact_fields, z_contact = compile_contacts(model, midx, pool, len(rsda) + N_HYD_STATES * len(cylinders))
+    contact_fields, z_contact = compile_contacts(model, midx, pool, len(rsda) + N_HYD_STATES * len(cylinders),
+                                                 contact_state_capacity)
     pc_mi, pc_mj = pair(passive)
     pc_fn = np.array([pool.add(f.force) for f in passive], dtype=np.int64)
     z_pc_adr = len(rsda) + N_HYD_STATES * len(cylinders) + len(z_contact)

@@ -211,8 +211,17 @@ def candidate_pairs(lo, hi, group, mask, exclude_ptr, exclude_idx, order, pairs)
     ways and that neither exclusion list names; returns their count, or -(count) if ``pairs`` is too short.
 
     ``order`` (int64[n]) is the caller's scratch kept between calls; it must hold a permutation of 0..n-1, or
-    -1 in its first entry to be initialised here. Allocates work arrays of 10 n numbers per call.
+    -1 in its first entry to be initialised here. Allocates work arrays of 10 n numbers per call (use
+    ``candidate_pairs_ws`` with caller scratch in a step loop).
     """
+    n = lo.shape[0]
+    return candidate_pairs_ws(lo, hi, group, mask, exclude_ptr, exclude_idx, order, pairs,
+                              np.empty((n, 2), dtype=np.int64), np.empty((n, 8)), np.empty(4, dtype=np.int64))
+
+
+@njit(cache=True, _nrt=False)
+def candidate_pairs_ws(lo, hi, group, mask, exclude_ptr, exclude_idx, order, pairs, col, box, cursor):
+    """``candidate_pairs`` without allocation: scratch ``col`` int64 (n, 2), ``box`` (n, 8), ``cursor`` int64[4]."""
     n = lo.shape[0]
     if n == 0:
         return 0
@@ -228,7 +237,6 @@ def candidate_pairs(lo, hi, group, mask, exclude_ptr, exclude_idx, order, pairs)
     w = 1.0
     if n_bounded > 0 and total > 0.0:
         w = 2.0 ** (math.ceil(4.0 * math.log2(2.0 * total / n_bounded)) / 4.0)
-    col = np.empty((n, 2), dtype=np.int64)
     for s in range(n):
         e = max(hi[s, 0] - lo[s, 0], hi[s, 1] - lo[s, 1], hi[s, 2] - lo[s, 2])
         if e <= w and abs(lo[s, 1]) < 1e15 * w and abs(lo[s, 2]) < 1e15 * w:
@@ -245,7 +253,6 @@ def candidate_pairs(lo, hi, group, mask, exclude_ptr, exclude_idx, order, pairs)
         _sort_order(order, col, lo)
     n_small = _lower_bound(order, n, col, lo, _LARGE, 0, -math.inf)
     # the grid shapes' boxes and columns copied in sorted order: the sweeps below read memory sequentially
-    box = np.empty((n_small, 8))
     ex = 0.0        # largest x extent in the grid: the look-back into neighbour columns
     for ii in range(n_small):
         s = order[ii]
@@ -256,7 +263,8 @@ def candidate_pairs(lo, hi, group, mask, exclude_ptr, exclude_idx, order, pairs)
         box[ii, 7] = col[s, 1]
         ex = max(ex, hi[s, 0] - lo[s, 0])
     count = 0
-    cursor = np.zeros(4, dtype=np.int64)
+    for i in range(4):
+        cursor[i] = 0
     for ii in range(n_small):
         cz = box[ii, 6]
         cy = box[ii, 7]

@@ -123,22 +123,23 @@ def _reactions(m, jtw, lam, o, r, joint_mi, joint_mj, rows_ptr, rows_idx, raw, o
 
 
 @njit(cache=True)
-def channel_values(m, ms, t, q, qd, qdd, lam, u, zs, zn, Q, cw, ws, mw, fo, plan, q_local, angle_local, planar,
+def channel_values(m, ms, t, q, qd, qdd, lam, u, zs, zn, Q, cw, ws, mw, fo, ccw, plan, q_local, angle_local, planar,
                    is_angle, prev_s, has_prev, iterations, residual, raw, off):
     """Fill ``raw`` (layout: module docstring) at the state (t, q, qd, qdd, lam) with inputs u and committed
     element states zs (candidate states go to zn; forces evaluated with h = 0; Q: scratch, n_q).
 
     m: model arrays; ms: measure rows (CompiledModel.measure); cw = (phi, jac, nu, gamma, jtw) for m's rows
     and mw the same for ms's; ws = (r, A, v, w, o, R, vo, wm, acc, alpha); fo = (tsda, rsda, bush, act, hyd,
-    cont, pc) outputs as in eval_forces; plan = (joint_mi, joint_mj, joint_rows_ptr, joint_rows_idx, driver_rows);
-    off: int64 offsets of the blocks [marker, s, sd, reaction, driver, tsda, rsda, bush, act, hyd, cont,
-    pc, energy, solver]; prev_s: the previous coordinates for unwrapping (updated)."""
+    cont, pc) outputs as in eval_forces; ccw: the contact workspace (kernels.contact); plan = (joint_mi,
+    joint_mj, joint_rows_ptr, joint_rows_idx, driver_rows); off: int64 offsets of the blocks [marker, s, sd,
+    reaction, driver, tsda, rsda, bush, act, hyd, cont, pc, energy, solver]; prev_s: the previous coordinates
+    for unwrapping (updated)."""
     phi, jac, nu, gamma, jtw = cw
     r, A, v, w, o, R, vo, wm = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7]
     eval_constraints(m, t, q, qd, phi, jac, nu, gamma, jtw)
     eval_frames(m, q, qd, r, A, v, w, o, R, vo, wm)
     tsda, rsda, bush, act, hyd, cont, pc = fo
-    V = eval_forces(m, t, q, qd, r, o, R, vo, wm, u, 0.0, zs, zn, Q, tsda, rsda, bush, act, hyd, cont, pc)
+    V = eval_forces(m, t, q, qd, r, o, R, vo, wm, u, 0.0, zs, zn, Q, tsda, rsda, bush, act, hyd, cont, pc, ccw)
     _marker_block(m, q, qd, qdd, ws, q_local, angle_local, planar, raw, off[0])
     _coordinates(ms, t, q, qd, mw, is_angle, prev_s, has_prev, raw, off[1], off[2])
     joint_mi, joint_mj, rows_ptr, rows_idx, driver_rows = plan

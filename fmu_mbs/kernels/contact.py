@@ -1,6 +1,13 @@
 """Compliant contact and friction forces (elements.Contact) into Q, with their outputs and elastic energy.
 
-Per compiled shape pair (a, b) and contact point (depth d > 0, unit normal n from b towards a, point p):
+Per force evaluation (``add_contact_forces``): world AABBs of all shapes inflated by a margin, the broad phase
+(broad_phase.candidate_pairs_ws, its sorted order kept between calls), for each candidate pair (s, t) on two
+bodies the contact element of their signatures (compiler/contacts.py) in O(1), the narrow phase
+(contact_geometry.collide) and the forces below. Nothing allocates: the contact workspace ``cw`` (built once by
+``new_contact_workspace``) holds every buffer. A pair buffer too short for the candidates sets
+ST_PAIR_OVERFLOW (no pair is dropped silently: the caller grows the buffer and evaluates again).
+
+Per shape pair (a, b) of a contact element and contact point (depth d > 0, unit normal n from b towards a, point p):
 closing speed d' = -(v_a(p) - v_b(p)) . n, tangential slip velocity v_t = (v_a - v_b) - ((v_a - v_b) . n) n.
 
 Normal force fn >= 0 (no attraction), applied +fn n on a and -fn n on b at p:
@@ -20,9 +27,13 @@ Friction force f_t on a (-f_t on b), at p:
              k_t |s| > mu(|v_t|) fn the anchor slides: s is scaled back to |k_t s| = mu fn, f = -k_t s
              (elasto-plastic, Dahl-like; it sticks exactly: no creep below the friction limit); then -c_v v_t.
 
-States per contact point (Z_POINT values, at cpair_z_adr + Z_POINT * point): [d'-, s (3), d_m]; zero when the
-point is not in contact. ``m.cont_dissipative[0] == 0`` keeps only the elastic normal force (the energy split's
-conservative variant): damping, hysteresis and friction off.
+States per contact point [d'-, s (3), d_m] live in one hash table inside z (Z_RECORD values per record, keyed
+by (shape a, shape b, point)): each evaluation looks a point up in the committed table zs and writes its
+candidate record into zn, which holds records only for the points in contact at that evaluation (the records
+of the previous evaluation are cleared first, through the ``used`` list). A full table sets
+ST_STATE_OVERFLOW: the caller fails with an error naming the compile option ``contact_state_capacity``.
+``m.cont_dissipative[0] == 0`` keeps only the elastic normal force (the energy split's conservative variant):
+damping, hysteresis and friction off.
 """
 
 from __future__ import annotations
@@ -32,7 +43,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .contact_geometry import MAX_POINTS, collide
+from .broad_phase import candidate_pairs_ws, shape_aabb
+from .contact_geometry import MAX_POINTS, SHAPE_PLANE, collide
 from .frames import add_wrench
 from .functions import eval_curve
 
@@ -62,9 +74,28 @@ CP_V_EPS = 9
 CP_SMOOTH_RAMP = 10   # 1: smooth ramp, 0: linear
 CP_KT = 11
 CP_CT = 12
-N_CPAR = 13
-# states per contact point
-Z_POINT = 5
+CP_STIFFNESS = 13     # given stiffness k, or 0: Hertz from the shapes' compliance and curvature
+N_CPAR = 14
+# contact state table (z[cont_state[0]:], cont_state[1] records of Z_RECORD values, open addressing):
+# [shape a + 1 (0 = empty slot), shape b + 1, point, d'-, s (3), d_m]
+Z_RECORD = 8
+R_S_KEY = 0
+R_T_KEY = 1
+R_POINT = 2
+R_V0 = 3
+R_S = 4
+R_DM = 7
+MAX_LOAD_NUM = 3      # a table is full at 3/4 of its records (linear probing stays short)
+MAX_LOAD_DEN = 4
+# contact workspace cw = (lo, hi, order, pairs, out, col, box, cursor, stat, used, fpar, bptr, bidx, mark); the
+# last three are scratch of the finite-difference colouring (system.contact_colors)
+ST_NEEDED = 0         # stat: candidate pairs found by the last evaluation (may exceed the pair buffer)
+ST_PAIR_OVERFLOW = 1  # 1: the pair buffer was too short at some evaluation since the flag was cleared
+ST_STATE_OVERFLOW = 2  # 1: the state table was full at some evaluation since the flag was cleared
+ST_USED = 3           # records written into zn by the last evaluation (their slots in ``used``)
+ST_ACTIVE = 4         # candidate pairs of the last evaluation (valid in pairs[:count])
+N_STAT = 5
+FP_MARGIN = 0         # fpar: AABB inflation (m)
 # outputs per contact: fn, ft (3), depth
 N_CONT_OUT = 5
 
@@ -77,40 +108,6 @@ def smooth_step(x):
     if x >= 1.0:
         return 1.0
     return x * x * (3.0 - 2.0 * x)
-
-
-@njit(cache=True)
-def candidate_pairs_all(pair_a, pair_b, group, mask, pairs):
-    """Every compiled shape pair whose group/mask bits match, as rows (s, t) with s < t (the broad phase's
-    output format, contact_geometry contract); returns the count. Replaced by broad_phase.candidate_pairs."""
-    n = 0
-    for p in range(pair_a.shape[0]):
-        s = pair_a[p]
-        t = pair_b[p]
-        if (group[s] & mask[t]) == 0 or (group[t] & mask[s]) == 0:
-            continue
-        if s > t:
-            s, t = t, s
-        pairs[n, 0] = s
-        pairs[n, 1] = t
-        n += 1
-    return n
-
-
-@njit(cache=True)
-def find_pair(ptr, other, index, s, t):
-    """Compiled pair of shapes s < t (CSR rows by s, sorted t), or -1."""
-    lo = ptr[s]
-    hi = ptr[s + 1]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if other[mid] < t:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < ptr[s + 1] and other[lo] == t:
-        return index[lo]
-    return -1
 
 
 @njit(cache=True)
@@ -128,22 +125,24 @@ def _curve_inverse(curve_par, adr, n, y):
 
 
 @njit(cache=True)
-def normal_force(m, c, k, d, dd, h, zs, zn, z, full):
-    """(fn, elastic potential) of one contact point of contact c; z: state address or -1."""
+def normal_force(m, c, k, d, dd, h, zs, zn, zr, zw, full):
+    """(fn, elastic potential) of one contact point of contact c; zr / zw: its state record in the committed
+    table zs / the candidate table zn, or -1 (none committed / not stored)."""
     law = m.cont_law[c]
     par = m.cont_par[c]
     if law == LAW_TABLE:
         fl, _, V = eval_curve(m.curve_par, m.cont_curves[c, 0], m.cont_curves[c, 1], d)
         f = fl
         dm = d
-        if z >= 0:
-            dm = max(zs[z + 4], d)
-            zn[z + 4] = dm
-            if full and m.cont_curves[c, 3] > 0 and d < dm:
-                fm, _, _ = eval_curve(m.curve_par, m.cont_curves[c, 0], m.cont_curves[c, 1], dm)
-                shift = _curve_inverse(m.curve_par, m.cont_curves[c, 2], m.cont_curves[c, 3], fm) - dm
-                fu, _, _ = eval_curve(m.curve_par, m.cont_curves[c, 2], m.cont_curves[c, 3], d + shift)
-                f = min(fl, fu)
+        if zr >= 0:
+            dm = max(zs[zr + R_DM], d)
+        if zw >= 0:
+            zn[zw + R_DM] = dm
+        if full and m.cont_curves[c, 3] > 0 and d < dm:
+            fm, _, _ = eval_curve(m.curve_par, m.cont_curves[c, 0], m.cont_curves[c, 1], dm)
+            shift = _curve_inverse(m.curve_par, m.cont_curves[c, 2], m.cont_curves[c, 3], fm) - dm
+            fu, _, _ = eval_curve(m.curve_par, m.cont_curves[c, 2], m.cont_curves[c, 3], d + shift)
+            f = min(fl, fu)
         return max(f, 0.0), V
     ex = par[CP_EXPONENT]
     fe = k * d ** ex
@@ -153,19 +152,22 @@ def normal_force(m, c, k, d, dd, h, zs, zn, z, full):
         if full:
             fd = par[CP_DAMPING] * smooth_step(d / par[CP_DAMPING_DEPTH]) * dd
     else:
-        v0 = zs[z] if zs[z] > 0.0 else max(dd, par[CP_MIN_SPEED])
-        zn[z] = v0
+        v_prev = zs[zr + R_V0] if zr >= 0 else 0.0
+        v0 = v_prev if v_prev > 0.0 else max(dd, par[CP_MIN_SPEED])
+        if zw >= 0:
+            zn[zw + R_V0] = v0
         if full:
             fd = fe * par[CP_CHI] * dd / v0
     return max(fe + fd, 0.0), V
 
 
 @njit(cache=True)
-def friction_law(model, par, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, z):
+def friction_law(model, par, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, zr, zw):
     """Friction force (3) opposing the slip velocity vt (tangent to the unit normal n) under the normal load fn,
     by the law ``model`` (FRICTION_*) with the parameters ``par`` (CP_* columns; see the module docstring);
-    bristle: its elastic displacement s is zs[z:z + 3] (committed), zn[z:z + 3] (candidate). Shared by contact
-    points and joint friction (kernels/joint_friction.py)."""
+    bristle: its elastic displacement s is read from zs[zr:zr + 3] (committed; zr = -1: none yet) and written to
+    zn[zw:zw + 3] (candidate; zw = -1: nowhere). Shared by contact points and joint friction
+    (kernels/joint_friction.py)."""
     vts = math.sqrt(vt0 * vt0 + vt1 * vt1 + vt2 * vt2)
     mu_k = par[CP_MU]
     mu = mu_k
@@ -174,7 +176,9 @@ def friction_law(model, par, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, z):
         mu = mu_k + (par[CP_MU_STATIC] - mu_k) * math.exp(-(vts / vs) * (vts / vs))
     cv = par[CP_VISCOUS]
     if model == FRICTION_BRISTLE:
-        s0, s1, s2 = zs[z], zs[z + 1], zs[z + 2]
+        s0, s1, s2 = 0.0, 0.0, 0.0
+        if zr >= 0:
+            s0, s1, s2 = zs[zr], zs[zr + 1], zs[zr + 2]
         s_len = math.sqrt(s0 * s0 + s1 * s1 + s2 * s2)
         sn = s0 * n0 + s1 * n1 + s2 * n2
         s0, s1, s2 = s0 - sn * n0, s1 - sn * n1, s2 - sn * n2      # into the current tangent plane
@@ -197,9 +201,10 @@ def friction_law(model, par, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, z):
             if fl > lim:
                 g = lim / fl
                 f0, f1, f2 = f0 * g, f1 * g, f2 * g
-        zn[z] = s0
-        zn[z + 1] = s1
-        zn[z + 2] = s2
+        if zw >= 0:
+            zn[zw] = s0
+            zn[zw + 1] = s1
+            zn[zw + 2] = s2
         return f0 - cv * vt0, f1 - cv * vt1, f2 - cv * vt2
     if vts == 0.0:
         return 0.0, 0.0, 0.0
@@ -212,10 +217,11 @@ def friction_law(model, par, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, z):
 
 
 @njit(cache=True)
-def friction_force(m, c, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, z):
-    """Friction force (3) on the a side of one contact point of contact c (state address z, or -1)."""
+def friction_force(m, c, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, zr, zw):
+    """Friction force (3) on the a side of one contact point of contact c; zr / zw: its state record in the
+    committed / candidate table (-1: none)."""
     return friction_law(m.cont_friction[c], m.cont_par[c], fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn,
-                        z + 1 if z >= 0 else -1)
+                        zr + R_S if zr >= 0 else -1, zw + R_S if zw >= 0 else -1)
 
 
 @njit(cache=True)
@@ -228,19 +234,90 @@ def _wrench_at(m, mk, q, r, p0, p1, p2, F0, F1, F2, scale, Q):
     add_wrench(m, b, q, F0, F1, F2, s1 * F2 - s2 * F1, s2 * F0 - s0 * F2, s0 * F1 - s1 * F0, scale, Q)
 
 
-@njit(cache=True)
-def pair_forces(m, p, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, out):
-    """Q += the forces of compiled pair p; returns its elastic energy (J)."""
-    sa = m.cpair_a[p]
-    sb = m.cpair_b[p]
-    c = m.cpair_contact[p]
+
+
+@njit(cache=True, inline="always")
+def _slot0(s, t, i, cap):
+    return ((s * 73856093) ^ (t * 19349663) ^ (i * 83492791)) & (cap - 1)
+
+
+@njit(cache=True, _nrt=False)
+def state_find(z, adr, cap, s, t, i):
+    """Address of the record of point i of shapes (s, t) in the table at z[adr:], or -1."""
+    if cap == 0:
+        return -1
+    k = _slot0(s, t, i, cap)
+    for _ in range(cap):
+        base = adr + Z_RECORD * k
+        if z[base + R_S_KEY] == 0.0:
+            return -1
+        if z[base + R_S_KEY] == s + 1.0 and z[base + R_T_KEY] == t + 1.0 and z[base + R_POINT] == i:
+            return base
+        k = (k + 1) & (cap - 1)
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def state_insert(z, adr, cap, s, t, i, used, stat):
+    """Address of a fresh (zeroed) or existing record of point i of shapes (s, t) in the table at z[adr:];
+    -1 and ST_STATE_OVERFLOW set if the table is full (3/4 of its records)."""
+    if cap == 0 or MAX_LOAD_DEN * (stat[ST_USED] + 1) > MAX_LOAD_NUM * cap:
+        stat[ST_STATE_OVERFLOW] = 1
+        return -1
+    k = _slot0(s, t, i, cap)
+    for _ in range(cap):
+        base = adr + Z_RECORD * k
+        if z[base + R_S_KEY] == 0.0:
+            z[base + R_S_KEY] = s + 1.0
+            z[base + R_T_KEY] = t + 1.0
+            z[base + R_POINT] = i
+            for j in range(R_V0, Z_RECORD):
+                z[base + j] = 0.0
+            used[stat[ST_USED]] = k
+            stat[ST_USED] += 1
+            return base
+        if z[base + R_S_KEY] == s + 1.0 and z[base + R_T_KEY] == t + 1.0 and z[base + R_POINT] == i:
+            return base
+        k = (k + 1) & (cap - 1)
+    stat[ST_STATE_OVERFLOW] = 1
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def _wrench_at(m, mk, q, r, p0, p1, p2, F0, F1, F2, scale, Q):
+    """Q += scale * (force F at the world point p on the body of marker mk)."""
+    b = m.marker_body[mk]
+    if b < 0:
+        return
+    s0, s1, s2 = p0 - r[b, 0], p1 - r[b, 1], p2 - r[b, 2]
+    add_wrench(m, b, q, F0, F1, F2, s1 * F2 - s2 * F1, s2 * F0 - s0 * F2, s0 * F1 - s1 * F0, scale, Q)
+
+
+@njit(cache=True, _nrt=False)
+def pair_stiffness(m, c, sa, sb):
+    """k of contact c between shapes sa and sb: the given stiffness, or Hertz 4/3 E* sqrt(R*) (N/m^n)."""
+    k = m.cont_par[c, CP_STIFFNESS]
+    if k > 0.0 or m.cont_law[c] == LAW_TABLE:
+        return k
+    e_star = 1.0 / (m.shape_compliance[sa] + m.shape_compliance[sb])
+    inv_r = m.shape_inv_radius[sa] + m.shape_inv_radius[sb]
+    return 4.0 / 3.0 * e_star * math.sqrt(1.0 / inv_r)
+
+
+@njit(cache=True, _nrt=False)
+def pair_forces(m, c, sa, sb, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, out, used, stat):
+    """Q += the forces of contact c between shapes sa (its a side) and sb; returns their elastic energy (J)."""
     ka = m.shape_marker[sa]
     kb = m.shape_marker[sb]
     n = collide(m.shape_kind[sa], m.shape_par[sa], o[ka], R[ka], m.shape_kind[sb], m.shape_par[sb], o[kb], R[kb],
                 m.mesh_ptr, m.mesh_verts, m.mesh_tri_ptr, m.mesh_tris, out)
+    if n <= 0:
+        return 0.0
     full = m.cont_dissipative[0] != 0
-    k = m.cpair_k[p]
-    z0 = m.cpair_z_adr[p]
+    k = pair_stiffness(m, c, sa, sb)
+    stateful = m.cont_law[c] >= LAW_HUNT_CROSSLEY or m.cont_friction[c] == FRICTION_BRISTLE
+    adr = m.cont_state[0]
+    cap = m.cont_state[1]
     V = 0.0
     for i in range(min(n, MAX_POINTS)):
         d = out[i, 0]
@@ -253,12 +330,17 @@ def pair_forces(m, p, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, out):
         v1 = (vo[ka, 1] + wm[ka, 2] * la0 - wm[ka, 0] * la2) - (vo[kb, 1] + wm[kb, 2] * lb0 - wm[kb, 0] * lb2)
         v2 = (vo[ka, 2] + wm[ka, 0] * la1 - wm[ka, 1] * la0) - (vo[kb, 2] + wm[kb, 0] * lb1 - wm[kb, 1] * lb0)
         vn = v0 * n0 + v1 * n1 + v2 * n2
-        z = z0 + Z_POINT * i if z0 >= 0 else -1
-        fn, Ve = normal_force(m, c, k, d, -vn, h, zs, zn, z, full)
+        zr = -1
+        zw = -1
+        if stateful:
+            zr = state_find(zs, adr, cap, sa, sb, i)
+            zw = state_insert(zn, adr, cap, sa, sb, i, used, stat)
+        fn, Ve = normal_force(m, c, k, d, -vn, h, zs, zn, zr, zw, full)
         V += Ve
         f0, f1, f2 = 0.0, 0.0, 0.0
         if full and m.cont_friction[c] != FRICTION_NONE:
-            f0, f1, f2 = friction_force(m, c, fn, n0, n1, n2, v0 - vn * n0, v1 - vn * n1, v2 - vn * n2, h, zs, zn, z)
+            f0, f1, f2 = friction_force(m, c, fn, n0, n1, n2, v0 - vn * n0, v1 - vn * n1, v2 - vn * n2, h, zs, zn,
+                                        zr, zw)
         F0, F1, F2 = fn * n0 + f0, fn * n1 + f1, fn * n2 + f2
         _wrench_at(m, ka, q, r, p0, p1, p2, F0, F1, F2, 1.0, Q)
         _wrench_at(m, kb, q, r, p0, p1, p2, F0, F1, F2, -1.0, Q)
@@ -271,28 +353,102 @@ def pair_forces(m, p, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, out):
     return V
 
 
-@njit(cache=True)
-def add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out):
+@njit(cache=True, _nrt=False)
+def contact_candidates(m, o, R, cw):
+    """Broad phase at the marker frames (o, R): candidate pairs into cw's pair buffer; returns their count
+    (ST_NEEDED, and ST_PAIR_OVERFLOW if the buffer is too short: then only the count is valid)."""
+    lo, hi, order, pairs, col, box, cursor, stat, fpar = cw[0], cw[1], cw[2], cw[3], cw[5], cw[6], cw[7], cw[8], cw[10]
+    ns = m.shape_kind.shape[0]
+    margin = fpar[FP_MARGIN]
+    for s in range(ns):
+        k = m.shape_marker[s]
+        shape_aabb(m.shape_kind[s], m.shape_par[s], o[k], R[k], m.mesh_ptr, m.mesh_verts, lo[s], hi[s])
+        for i in range(3):
+            lo[s, i] -= margin
+            hi[s, i] += margin
+    n = candidate_pairs_ws(lo, hi, m.shape_group, m.shape_mask, m.shape_excl_ptr, m.shape_excl_idx, order, pairs,
+                           col, box, cursor)
+    if n < 0:
+        stat[ST_PAIR_OVERFLOW] = 1
+        stat[ST_NEEDED] = -n
+        stat[ST_ACTIVE] = 0
+        return -n
+    stat[ST_NEEDED] = n
+    stat[ST_ACTIVE] = n
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def pair_contact(m, s, t):
+    """(contact element, a-side shape, b-side shape) of a candidate pair, or (-1, s, t) if no contact pairs
+    them or they sit on one body."""
+    if m.shape_body[s] == m.shape_body[t]:
+        return -1, s, t
+    ss = m.shape_sig[s]
+    st = m.shape_sig[t]
+    c = m.sig_contact[ss, st]
+    if c >= 0 and m.sig_swap[ss, st] != 0:
+        return c, t, s
+    return c, s, t
+
+
+@njit(cache=True, _nrt=False)
+def add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, cw):
     """Q += every contact force at the marker frames (o, R, vo, wm) and body positions r; returns the elastic
-    energy of the normal forces (J). Writes the candidate contact states zn (zero for points out of contact)
-    and cont_out (n_contacts, 5) = [fn, ft (3), depth]."""
+    energy of the normal forces (J). Writes the candidate contact states zn (records only for the points in
+    contact) and cont_out (n_contacts, 5) = [fn, ft (3), depth]. ``cw``: the contact workspace."""
     for c in range(cont_out.shape[0]):
         for j in range(N_CONT_OUT):
             cont_out[c, j] = 0.0
-    n_pairs = m.cpair_a.shape[0]
-    if n_pairs == 0:
+    if m.shape_kind.shape[0] < 2 or cont_out.shape[0] == 0:
         return 0.0
-    for p in range(n_pairs):
-        z = m.cpair_z_adr[p]
-        if z >= 0:
-            for j in range(Z_POINT * MAX_POINTS):
-                zn[z + j] = 0.0
-    pairs = np.empty((n_pairs, 2), dtype=np.int64)
-    out = np.empty((MAX_POINTS, 7))
-    n = candidate_pairs_all(m.cpair_a, m.cpair_b, m.shape_group, m.shape_mask, pairs)
+    pairs, out, stat, used = cw[3], cw[4], cw[8], cw[9]
+    adr = m.cont_state[0]
+    for k in range(stat[ST_USED]):             # the records of the last evaluation
+        base = adr + Z_RECORD * used[k]
+        for j in range(Z_RECORD):
+            zn[base + j] = 0.0
+    stat[ST_USED] = 0
+    n = contact_candidates(m, o, R, cw)
+    if n > pairs.shape[0]:
+        return 0.0                             # ST_PAIR_OVERFLOW: the caller grows the buffer and evaluates again
     V = 0.0
     for k in range(n):
-        p = find_pair(m.cpair_ptr, m.cpair_other, m.cpair_index, pairs[k, 0], pairs[k, 1])
-        if p >= 0:
-            V += pair_forces(m, p, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, out)
+        c, sa, sb = pair_contact(m, pairs[k, 0], pairs[k, 1])
+        if c >= 0:
+            V += pair_forces(m, c, sa, sb, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, out, used, stat)
     return V
+
+
+def default_margin(m) -> float:
+    """AABB inflation of the broad phase (m): 5 % of the median size of the bounded shapes (1 mm if none), so
+    the candidate pairs also list shapes about to touch (the finite-difference colouring uses them)."""
+    sizes = [float(np.max(m.shape_par[s])) for s in range(len(m.shape_kind)) if m.shape_kind[s] != SHAPE_PLANE]
+    return 0.05 * float(np.median(sizes)) if sizes else 1e-3
+
+
+def new_contact_workspace(m, pair_capacity: int | None = None, margin: float | None = None) -> tuple:
+    """Contact workspace of ModelArrays ``m``: (lo, hi, order, pairs, out, col, box, cursor, stat, used, fpar, bptr,
+    bidx, mark), allocated once per evaluator / integrator; ``pair_capacity`` candidate pairs (default 4 per
+    shape, >= 64)."""
+    ns = len(m.shape_kind)
+    cap = max(64, 4 * ns) if pair_capacity is None else int(pair_capacity)
+    order = np.zeros(max(ns, 1), dtype=np.int64)[:ns].copy()
+    if ns:
+        order[0] = -1
+    fpar = np.array([default_margin(m) if margin is None else float(margin)])
+    nb = len(m.body_kind)
+    return (np.zeros((ns, 3)), np.zeros((ns, 3)), order, np.zeros((cap, 2), dtype=np.int64),
+            np.zeros((MAX_POINTS, 7)), np.zeros((ns, 2), dtype=np.int64), np.zeros((ns, 8)),
+            np.zeros(4, dtype=np.int64), np.zeros(N_STAT, dtype=np.int64),
+            np.zeros(max(int(m.cont_state[1]), 1), dtype=np.int64), fpar,
+            np.zeros(nb + 1, dtype=np.int64), np.zeros(2 * cap, dtype=np.int64), np.zeros(nb + 1, dtype=np.int64))
+
+
+def grown_contact_workspace(cw: tuple) -> tuple:
+    """``cw`` with a pair buffer for 1.5 x the candidates its last evaluation found (overflow flag cleared)."""
+    stat = cw[8]
+    need = int(stat[ST_NEEDED])
+    pairs = np.zeros((max(int(1.5 * need) + 16, 2 * cw[3].shape[0]), 2), dtype=np.int64)
+    stat[ST_PAIR_OVERFLOW] = 0
+    return (*cw[:3], pairs, *cw[4:12], np.zeros(2 * pairs.shape[0], dtype=np.int64), cw[13])

@@ -268,11 +268,12 @@ def add_element_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda
     return V
 
 
-@njit(cache=True)    # with NRT: the contact kernel allocates its narrow-phase buffer
+@njit(cache=True, _nrt=False)
 def add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
-                       cont_out, pc_out):
+                       cont_out, pc_out, cw):
     """Q += all applied forces (add_element_forces, then contact); returns the spring and contact potential energy
-    (J). Element states and outputs as in add_element_forces; cont_out as in kernels.contact."""
+    (J). Element states and outputs as in add_element_forces; cont_out and the contact workspace cw as in
+    kernels.contact."""
     V = add_element_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
                            pc_out)
-    return V + add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)
+    return V + add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, cw)

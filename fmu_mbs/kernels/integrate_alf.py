@@ -88,7 +88,7 @@ import math
 from numba import njit
 
 from .constraints import eval_constraint_rows
-from .contact import add_contact_forces
+from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW, add_contact_forces
 from .linalg import env_cholesky, env_solve_permuted
 from .model_arrays import ModelArrays
 from .passive_cylinder import store_end_accelerations
@@ -117,6 +117,8 @@ SINGULAR = 1        # iteration matrix not positive definite
 NOT_FINITE = 2      # NaN or inf in the Newton correction
 DIVERGED = 3        # a Newton correction exceeds 100 times the smallest one of the step
 NOT_CONVERGED = 4   # max_iter reached with the correction above accept_tol
+CONTACT_PAIRS = 5   # the contact pair buffer was too short (the caller grows it and redoes the step)
+CONTACT_STATES = 6  # the contact state table is full (compile option contact_state_capacity)
 
 # option vector layout (float64 array)
 OPT_C = 0           # c = penalty * m_ref (kg)
@@ -129,7 +131,10 @@ OPT_PIVOT = 6       # relative pivot tolerance of the Cholesky factorisation
 OPT_FD_EPS = 7      # relative finite-difference step
 OPT_RHO = 8         # spectral radius at infinity of the generalized-alpha scheme (1: trapezoidal rule)
 OPT_ENERGY = 9      # 1: energy-consistent trapezoid (constraint impulse on the chord gradient; needs OPT_RHO = 1)
-N_OPT = 10
+OPT_DYN_COLORS = 10  # 1: finite-difference colours from the contact pairs at each tangent refresh
+OPT_FD_EVERY = 11   # refresh the finite-difference tangent at the predictor of every k-th step (1: every step);
+                    # the first step of a call and stalled Newton iterations always refresh
+N_OPT = 12
 
 # state scalars sc
 SC_T = 0
@@ -280,7 +285,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
     # the arrays the per-iteration kernels need (a ModelArrays argument to a kernel LLVM does not inline costs ~0.1 us)
     bv = (m.body_kind, m.body_q_adr, m.body_q_num, m.body_mass, m.body_inertia)
     rc = m.row_cols
-    pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx = pat
+    pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx, adj_rev = pat
     sc, q, qd, qdd, lam, u, zs, u_last, lam_s, acc, vt, at, gc = st
     (fr, fo, zn, phi, jac, nu, gamma, jtw, Q, Qa, Qb, mb, q0, qd0, qdd0, lam0, y, res, dq, rhs, work, val, Wx,
      dlt, phi2, jac2, nu2, gamma2, jtw2, jk, y2, dq2, pqd0, pqdd0) = ws
@@ -296,6 +301,9 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
     fd_eps = opt[OPT_FD_EPS]
     noncons = opt[OPT_NONCONS] > 0.0
     ec = opt[OPT_ENERGY] > 0.0
+    dynamic = opt[OPT_DYN_COLORS] > 0.0
+    fd_every = max(int(opt[OPT_FD_EVERY]), 1)
+    fd_age = fd_every              # steps since the last predictor refresh: the first step refreshes
     u_changed = False
     for i in range(u.shape[0]):
         if u[i] != 0.0:
@@ -313,7 +321,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         if colors[b] + 1 > n_colors:
             n_colors = colors[b] + 1
     record = rec_q.shape[0] > 0
-    has_contact = m.cpair_a.shape[0] > 0 or fo[5].shape[0] > 0
+    has_contact = fo[5].shape[0] > 0
     has_jf = m.jf_type.shape[0] > 0
 
     # generalized-alpha coefficients (module docstring); rho = 1 gives exactly 2/h, -1, 0 and 4/h^2, -4/h, 0, -1
@@ -374,15 +382,17 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             q[i] = q0[i] + d
             qd[i] = b1 * d + cv1 * qd0[i] + cv2 * acc[i]
             qdd[i] = ka * d + kv * qd0[i] + kaa * acc[i] + kq * qdd0[i]
-        if use_fd:
+        if use_fd and fd_age >= fd_every:
             if has_jf:       # joint friction's frozen reaction: twist rows at the predictor, multiplier estimate
                 eval_frames_ws(m, q, qd, fr)
                 r, A, v, w, o, R, vo, wm = fr
                 eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
                 for k in range(nr):
                     y[k] = lam_s[k] + (lam[k] - lam0[k])
-            fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps, colors,
-                              n_colors, adj_ptr, adj_idx, dlt, jtw, y)
+            n_colors = fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps,
+                                         colors, n_colors, adj_ptr, adj_idx, adj_rev, dlt, dynamic, jtw, y)
+            fd_age = 0
+        fd_age += 1
 
         status = OK
         err = 0.0
@@ -399,14 +409,14 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 # kink cycles: refresh it at the iterate (converging steps keep the predictor's tangent)
                 for k in range(nr):
                     y[k] = lam_s[k] + (lam[k] - lam0[k])
-                fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps, colors,
-                                  n_colors, adj_ptr, adj_idx, dlt, jtw, y)
+                n_colors = fd_force_jacobian(m, mx, t1, q, qd, u, h, zs, zn, fr, fo, Qa, Qb, Wx, hh4, hc, fd_eps,
+                                             colors, n_colors, adj_ptr, adj_idx, adj_rev, dlt, dynamic, jtw, y)
             V_s = base_forces_ws(m, mx, t1, q, qd, fr, u, h, zs, zn, Q, fo)
             r, A, v, w, o, R, vo, wm = fr
             if u.shape[0] > 0:                # here, not in a branch of base_forces_ws (see there)
                 add_marker_inputs(m, q, fr, u, Q)
             if has_contact:
-                V_s += add_contact_forces(mx, q, r, o, R, vo, wm, h, zs, zn, Q, fo[5])
+                V_s += add_contact_forces(mx, q, r, o, R, vo, wm, h, zs, zn, Q, fo[5], fo[8])
             eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
             mass_blocks(bv, q, mb)
             if it > 0:
@@ -479,6 +489,11 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 qd[i] = b1 * d + cv1 * qd0[i] + cv2 * acc[i]
                 qdd[i] = ka * d + kv * qd0[i] + kaa * acc[i] + kq * qdd0[i]
 
+        cstat = fo[8][8]
+        if status == OK and cstat[ST_PAIR_OVERFLOW] != 0:
+            status = CONTACT_PAIRS
+        if status == OK and cstat[ST_STATE_OVERFLOW] != 0:
+            status = CONTACT_STATES
         if status == OK and ec:
             # the output projections need T = W + c Phi_q^T Phi_q (the Newton matrix held K)
             assemble_iteration_matrix(bv, mb, jac, c, Wx, use_fd, pat, val)

@@ -110,7 +110,7 @@ def add_joint_friction(m, q, r, o, R, vo, wm, jtw, lam, h, zs, zn, Q, jf_out):
         f = 0.0
         if on:
             f, _, _ = friction_law(m.jf_model[k], m.jf_par[k], load, 0.0, 0.0, 1.0, v, 0.0, 0.0, h, zs, zn,
-                                   m.jf_z_adr[k])
+                                   m.jf_z_adr[k], m.jf_z_adr[k])
         jf_out[k, 0] = rp * f
         jf_out[k, 1] = v
         jf_out[k, 2] = load

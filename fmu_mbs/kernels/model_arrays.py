@@ -9,9 +9,10 @@ the solver carries between steps: force kernels read the committed states ``zs``
 the candidate states ``zn`` at the evaluated (t, q, qd); an integrator copies zn -> zs on step acceptance.
 
 Contact (kernels/contact.py): ``shape_*`` per shape (kind and params as in the narrow-phase contract, marker,
-broad-phase group/mask bits and the CSR list of shapes it never collides with), mesh pools, ``cpair_*`` per
-compiled shape pair (a and b shape, contact element, stiffness, state address; CSR lookup by the smaller shape
-index), ``cont_*`` per contact element (law, parameters, friction model, curve addresses) and
+broad-phase group/mask bits and the CSR list of shapes it never collides with, body, contact signature, Hertz
+compliance (1 - nu^2)/E and curvature 1/R), mesh pools, ``sig_contact`` / ``sig_swap`` per pair of signatures
+(contact element or -1; 1 if the second shape is the a side), ``cont_*`` per contact element (law, parameters,
+friction model, curve addresses), ``cont_state`` ([z address, records] of the contact state table) and
 ``cont_dissipative`` ([1]; 0 in the energy split's conservative variant).
 
 Passive cylinders (kernels/passive_cylinder.py): ``pc_*`` per element: markers, part data (PC_* layout),
@@ -72,7 +73,7 @@ ModelArrays = namedtuple("ModelArrays_" + __name__.split(".")[0], [
     "hyd_mi", "hyd_mj", "hyd_par", "hyd_fn", "hyd_input_adr", "hyd_z_adr",
     "shape_kind", "shape_marker", "shape_par", "shape_group", "shape_mask", "shape_excl_ptr", "shape_excl_idx",
     "mesh_ptr", "mesh_verts", "mesh_tri_ptr", "mesh_tris",
-    "cpair_a", "cpair_b", "cpair_contact", "cpair_k", "cpair_z_adr", "cpair_ptr", "cpair_other", "cpair_index",
+    "shape_body", "shape_sig", "shape_compliance", "shape_inv_radius", "sig_contact", "sig_swap", "cont_state",
     "cont_law", "cont_par", "cont_friction", "cont_curves", "cont_dissipative",
     "pc_mi", "pc_mj", "pc_par", "pc_fn", "pc_input_adr", "pc_z_adr", "pc_row",
     "jf_type", "jf_mi", "jf_mj", "jf_rows", "jf_model", "jf_par", "jf_geo", "jf_z_adr", "jf_dissipative",

@@ -17,7 +17,7 @@ def eval_frames(m, q, qd, r, A, v, w, o, R, vo, wm):
 
 @njit(cache=True)
 def eval_forces(m, t, q, qd, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
-                cont_out, pc_out):
+                cont_out, pc_out, cw):
     """Q += applied forces at frames already evaluated; returns spring potential energy (J)."""
     return add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out,
-                              hyd_out, cont_out, pc_out)
+                              hyd_out, cont_out, pc_out, cw)

@@ -8,9 +8,9 @@ most of the cost of a one-body step). The body view ``bv`` = (body_kind, body_q_
 body_inertia); Jacobian products take ``row_cols``.
 
 Frame workspace ``fr`` = (r, A, v, w, o, R, vo, wm) as in kernels.frames; force-element outputs
-``fo`` = (tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out, jf_out) as in kernels.forces and
-kernels.joint_friction. The mass matrix is kept as one dense block per body, ``mb[b, :n_b, :n_b]`` with
-n_b = body_q_num[b] (r-p bodies: diag(m I3,
+``fo`` = (tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out, jf_out, cw) as in kernels.forces and
+kernels.joint_friction (cw: the contact workspace of kernels.contact). The mass matrix is kept as one dense block
+per body, ``mb[b, :n_b, :n_b]`` with n_b = body_q_num[b] (r-p bodies: diag(m I3,
 4 G^T Jbar G), seed 004). Also: variants of the force model with non-conservative terms switched off
 (for the energy split), and the finite-difference force Jacobian of the iteration matrix.
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .contact import add_contact_forces
+from .contact import ST_ACTIVE, add_contact_forces, pair_contact
 from .forces import add_element_forces
 from .frames import add_wrench, eval_body_frames, eval_marker_frames
 from .joint_friction import add_joint_friction
@@ -40,13 +40,13 @@ def applied_forces_ws(m, t, q, fr, u, h, zs, zn, Q, fo):
     """Q = applied forces of model ``m`` at frames ``fr``; returns the spring potential energy (J). Element states:
     ``zs`` committed at the step start (read), ``zn`` candidates written here, ``h`` the step (s; 0 = static)."""
     r, A, v, w, o, R, vo, wm = fr
-    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out, jf_out = fo
+    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out, jf_out, cw = fo
     for i in range(Q.shape[0]):
         Q[i] = 0.0
     V = add_element_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
                            pc_out)
-    if m.cpair_a.shape[0] > 0 or cont_out.shape[0] > 0:     # the contact kernel has NRT (~0.7 us a call)
-        V += add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)
+    if cont_out.shape[0] > 0:
+        V += add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, cw)
     return V
 
 
@@ -90,7 +90,7 @@ def base_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo):
     eval_marker_frames(m, r, A, v, w, o, R, vo, wm)
     for i in range(Q.shape[0]):
         Q[i] = 0.0
-    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out, jf_out = fo
+    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out, jf_out, cw = fo
     V = add_element_forces(mx, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
                            pc_out)
     add_inertia_forces(m, q, qd, Q)
@@ -105,9 +105,9 @@ def total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo):
     if u.shape[0] > 0:
         add_marker_inputs(m, q, fr, u, Q)
     cont_out = fo[5]
-    if mx.cpair_a.shape[0] > 0 or cont_out.shape[0] > 0:    # the contact kernel has NRT (~0.7 us a call)
+    if cont_out.shape[0] > 0:           # contact kept out of base_forces_ws: no ModelArrays code in its branches
         r, A, v, w, o, R, vo, wm = fr
-        V += add_contact_forces(mx, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out)
+        V += add_contact_forces(mx, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, fo[8])
     return V
 
 
@@ -210,12 +210,12 @@ def jac_residual(row_cols, jac, x, rhs):
 @njit(cache=True, _nrt=False)
 def assemble_iteration_matrix(bv, mb, jac, c, Wx, use_wx, pat, val):
     """val = envelope of P (M + Wx + c Phi_q^T Phi_q) P^T with the index tables of ``pat`` = (pos, first,
-    ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx): for entry c1 of row k, jp[e] = (c2, value index)
+    ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx, adj_rev): for entry c1 of row k, jp[e] = (c2, value index)
     for e in jp_ptr[k * ncol + c1] .. jp_ptr[k * ncol + c1 + 1] lists the lower-triangle products
     c jac[k, c1] jac[k, c2]; midx[b, i, j] is the value index of mass entry (i, j) of body b or -1.
-    Wx (dense, symmetric, coupling only bodies adjacent in adj) is added when ``use_wx``. Returns the
-    number of Wx entries outside the envelope (0 unless the pattern is wrong). ``bv``: body view."""
-    pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx = pat
+    Wx (symmetric, in blocks per adjacency entry as fd_force_jacobian writes it) is added when ``use_wx``.
+    Returns the number of Wx entries outside the envelope (0 unless the pattern is wrong). ``bv``: body view."""
+    pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx, adj_rev = pat
     body_q_adr = bv[1]
     body_q_num = bv[2]
     for k in range(val.shape[0]):
@@ -255,7 +255,7 @@ def assemble_iteration_matrix(bv, mb, jac, c, Wx, use_wx, pat, val):
                     for j in range(n2):
                         if b2 == b and j > i:
                             continue
-                        x = Wx[a + i, a2 + j]
+                        x = Wx[e, j, i]          # W[a2 + j, a + i] = W[a + i, a2 + j]
                         if x != 0.0:
                             if not env_add(first, ptr, val, pos[a + i], pos[a2 + j], x):
                                 lost += 1
@@ -282,7 +282,7 @@ MODEL_FIELDS = (
     "hyd_mi", "hyd_mj", "hyd_par", "hyd_fn", "hyd_input_adr", "hyd_z_adr",
     "shape_kind", "shape_marker", "shape_par", "shape_group", "shape_mask", "shape_excl_ptr", "shape_excl_idx",
     "mesh_ptr", "mesh_verts", "mesh_tri_ptr", "mesh_tris",
-    "cpair_a", "cpair_b", "cpair_contact", "cpair_k", "cpair_z_adr", "cpair_ptr", "cpair_other", "cpair_index",
+    "shape_body", "shape_sig", "shape_compliance", "shape_inv_radius", "sig_contact", "sig_swap", "cont_state",
     "cont_law", "cont_par", "cont_friction", "cont_curves", "cont_dissipative",
     "pc_mi", "pc_mj", "pc_par", "pc_fn", "pc_input_adr", "pc_z_adr", "pc_row",
     "jf_type", "jf_mi", "jf_mj", "jf_rows", "jf_model", "jf_par", "jf_geo", "jf_z_adr", "jf_dissipative",
@@ -331,7 +331,7 @@ def force_variant(m, off, mode):
         hmi, m.hyd_mj, m.hyd_par, m.hyd_fn, m.hyd_input_adr, m.hyd_z_adr,
         m.shape_kind, m.shape_marker, m.shape_par, m.shape_group, m.shape_mask, m.shape_excl_ptr, m.shape_excl_idx,
         m.mesh_ptr, m.mesh_verts, m.mesh_tri_ptr, m.mesh_tris,
-        m.cpair_a, m.cpair_b, m.cpair_contact, m.cpair_k, m.cpair_z_adr, m.cpair_ptr, m.cpair_other, m.cpair_index,
+        m.shape_body, m.shape_sig, m.shape_compliance, m.shape_inv_radius, m.sig_contact, m.sig_swap, m.cont_state,
         m.cont_law, m.cont_par, m.cont_friction, m.cont_curves, cdiss,
         pmi, m.pc_mj, m.pc_par, m.pc_fn, m.pc_input_adr, m.pc_z_adr, m.pc_row,
         m.jf_type, m.jf_mi, m.jf_mj, m.jf_rows, m.jf_model, m.jf_par, m.jf_geo, m.jf_z_adr, jdiss,
@@ -373,21 +373,94 @@ def powers(m, mx, md, mc, t, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu, noncons,
 
 
 @njit(cache=True, _nrt=False)
+def contact_colors(m, fo, adj_ptr, adj_idx, colors):
+    """Greedy colouring of the bodies for finite differences from the static adjacency (adj, itself included)
+    and the contact pairs of the last force evaluation (the broad-phase candidates in the contact workspace
+    fo[8], margin included): bodies b, b' share a colour only if neither reaches a static neighbour of the other
+    through the full (static + contact) graph, so perturbing both at once leaves every block read by
+    fd_force_jacobian (static adjacency) exact. Returns the number of colours."""
+    cw = fo[8]
+    pairs = cw[3]
+    stat = cw[8]
+    bptr, bidx, mark = cw[11], cw[12], cw[13]
+    nb = m.body_kind.shape[0]
+    for b in range(nb + 1):
+        bptr[b] = 0
+    n_pairs = stat[ST_ACTIVE]
+    for k in range(n_pairs):
+        c, sa, sb = pair_contact(m, pairs[k, 0], pairs[k, 1])
+        ba = m.shape_body[sa]
+        bb = m.shape_body[sb]
+        if c >= 0 and ba >= 0 and bb >= 0:
+            bptr[ba + 1] += 1
+            bptr[bb + 1] += 1
+    for b in range(nb):
+        bptr[b + 1] += bptr[b]
+    for b in range(nb):
+        mark[b] = bptr[b]                 # fill cursors
+    for k in range(n_pairs):
+        c, sa, sb = pair_contact(m, pairs[k, 0], pairs[k, 1])
+        ba = m.shape_body[sa]
+        bb = m.shape_body[sb]
+        if c >= 0 and ba >= 0 and bb >= 0:
+            bidx[mark[ba]] = bb
+            mark[ba] += 1
+            bidx[mark[bb]] = ba
+            mark[bb] += 1
+    for b in range(nb + 1):
+        mark[b] = 0
+    for b in range(nb):
+        colors[b] = -1
+    n_colors = 0
+    for b in range(nb):
+        stamp = b + 1
+        for e in range(adj_ptr[b], adj_ptr[b + 1]):          # static neighbours x of b: full neighbours of x
+            x = adj_idx[e]
+            for f in range(adj_ptr[x], adj_ptr[x + 1]):
+                y = colors[adj_idx[f]]
+                if y >= 0:
+                    mark[y] = stamp
+            for f in range(bptr[x], bptr[x + 1]):
+                y = colors[bidx[f]]
+                if y >= 0:
+                    mark[y] = stamp
+        for f in range(bptr[b], bptr[b + 1]):                # contact neighbours x of b: static neighbours of x
+            x = bidx[f]
+            for e in range(adj_ptr[x], adj_ptr[x + 1]):
+                y = colors[adj_idx[e]]
+                if y >= 0:
+                    mark[y] = stamp
+        col = 0
+        while mark[col] == stamp:
+            col += 1
+        colors[b] = col
+        if col + 1 > n_colors:
+            n_colors = col + 1
+    return n_colors
+
+
+@njit(cache=True, _nrt=False)
 def fd_force_jacobian(m, mx, t, q, qd, u, h, zs, zn, fr, fo, Q0, Qp, Wx, kq, kv, eps, colors, n_colors, adj_ptr,
-                      adj_idx, dlt, jtw, lam):
+                      adj_idx, adj_rev, dlt, dynamic, jtw, lam):
     """Wx = sym(kq * K + kv * C), K = -dQ/dq, C = -dQ/dqd by forward differences, perturbing one
     coordinate slot of all bodies of a colour at once (bodies of one colour share no force element
-    neighbourhood, so their columns do not overlap). Joint friction enters with its reaction frozen (the
-    multipliers ``lam`` and twist rows ``jtw``): only its dependence on the slip (and the bristle) is in K, C."""
-    n = q.shape[0]
+    neighbourhood, so their columns do not overlap). Only the blocks of the static adjacency (adj) are kept:
+    Wx[e, i, s] = W[body adj_idx[e] coordinate i, body b coordinate s] for the entries e of body b. With
+    ``dynamic`` the colours are recomputed here from the contact pairs at (q, qd) (contact_colors; contact
+    couplings themselves are then not in adj: a block-diagonal contact tangent). Joint friction enters with its
+    reaction frozen (the multipliers ``lam`` and twist rows ``jtw``): only its dependence on the slip (and the
+    bristle) is in K, C. Returns the colour count."""
     nb = m.body_kind.shape[0]
-    for i in range(n):
-        for j in range(n):
-            Wx[i, j] = 0.0
+    for e in range(Wx.shape[0]):
+        for i in range(Wx.shape[1]):
+            for j in range(Wx.shape[2]):
+                Wx[e, i, j] = 0.0
     jf = m.jf_type.shape[0] > 0
     total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q0, fo)
     if jf:
         joint_friction_ws(mx, q, fr, jtw, lam, h, zs, zn, Q0, fo)
+    if dynamic:
+        n_colors = contact_colors(m, fo, adj_ptr, adj_idx, colors)
     for level in range(2):
         x = q if level == 0 else qd
         scale = kq if level == 0 else kv
@@ -417,12 +490,22 @@ def fd_force_jacobian(m, mx, t, q, qd, u, h, zs, zn, fr, fo, Q0, Qp, Wx, kq, kv,
                             b2 = adj_idx[e]
                             a2 = m.body_q_adr[b2]
                             for i in range(m.body_q_num[b2]):
-                                Wx[a2 + i, a] -= scale * (Qp[a2 + i] - Q0[a2 + i]) / d
-    for i in range(n):
-        for j in range(i):
-            s = 0.5 * (Wx[i, j] + Wx[j, i])
-            Wx[i, j] = s
-            Wx[j, i] = s
+                                Wx[e, i, s] -= scale * (Qp[a2 + i] - Q0[a2 + i]) / d
+    for b in range(nb):
+        nq = m.body_q_num[b]
+        for e in range(adj_ptr[b], adj_ptr[b + 1]):
+            er = adj_rev[e]
+            if er < e:
+                continue
+            n2 = m.body_q_num[adj_idx[e]]
+            for i in range(n2):
+                for s in range(nq):
+                    if er == e and s <= i:
+                        continue
+                    v = 0.5 * (Wx[e, i, s] + Wx[er, s, i])
+                    Wx[e, i, s] = v
+                    Wx[er, s, i] = v
+    return n_colors
 
 
 @njit(cache=True, _nrt=False)

@@ -21,17 +21,18 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from ...compiler import CompiledModel
+from ...compiler.contacts import potential_body_pairs
 from ...errors import ConvergenceError
 from ...kernels import integrate_alf as K
 from ...kernels import model_arrays as ma
-from ...kernels.contact import N_CONT_OUT
+from ...kernels.contact import N_CONT_OUT, grown_contact_workspace, new_contact_workspace
 from ...kernels.hydraulics import N_HYD_OUT
 from ...kernels.joint_friction import N_JF_OUT
 from ...kernels.model_arrays import MAX_ROW_COLS, ModelArrays
 from ...kernels.passive_cylinder import N_PC_OUT, store_end_accelerations
 from ...kernels.system import MODEL_FIELDS
 from ..assembly import AssemblyResult, assemble
-from ..evaluate import Evaluator
+from ..evaluate import Evaluator, check_contact_states
 
 if tuple(MODEL_FIELDS) != tuple(ModelArrays._fields):  # pragma: no cover - guards system.force_variant
     raise ImportError("kernels.system.MODEL_FIELDS (and force_variant) are out of date with ModelArrays")
@@ -90,18 +91,25 @@ def force_variants(cm: CompiledModel):
     return damped, cons
 
 
-def _force_pairs(cm: CompiledModel) -> list[tuple[int, int]]:
+#: bound on the potential contact shape pairs up to which contact couplings enter the static envelope and
+#: colouring (every pair that may touch, so Newton sees the full contact tangent); above it they are left out
+CONTACT_ENVELOPE_LIMIT = 400
+
+
+def _force_pairs(cm: CompiledModel) -> tuple[list[tuple[int, int]], bool]:
+    """Body pairs coupled by force elements, and by contacts if the model has few potential contact pairs; and
+    whether contact couplings were left out (then the colouring follows the contacts of each step)."""
     m = cm.arrays
     pairs = []
     for mi, mj in ((m.tsda_mi, m.tsda_mj), (m.rsda_mi, m.rsda_mj), (m.bush_mi, m.bush_mj), (m.act_mi, m.act_mj),
                    (m.hyd_mi, m.hyd_mj), (m.pc_mi, m.pc_mj)):
         for a, b in zip(mi, mj):
             pairs.append((int(m.marker_body[a]), int(m.marker_body[b])))
-    for a, b in zip(m.cpair_a, m.cpair_b):       # contact couples bodies that may touch (not only joined ones)
-        pairs.append((int(m.marker_body[m.shape_marker[a]]), int(m.marker_body[m.shape_marker[b]])))
     for a, b in zip(m.jf_mi, m.jf_mj):           # joint friction couples the joint's bodies
         pairs.append((int(m.marker_body[a]), int(m.marker_body[b])))
-    return [(a, b) for a, b in pairs if a >= 0 and b >= 0 and a != b]
+    contact = potential_body_pairs(m, CONTACT_ENVELOPE_LIMIT)         # bodies that may touch
+    pairs += contact or []
+    return [(a, b) for a, b in pairs if a >= 0 and b >= 0 and a != b], contact is None
 
 
 @dataclass
@@ -117,10 +125,12 @@ class Pattern:
     jp_ptr: np.ndarray    # lower-triangle products (c2, value index) of each (row, c1), CSR
     jp: np.ndarray
     midx: np.ndarray      # value index of each mass-block entry (nb, 7, 7), -1 above the diagonal
+    adj_rev: np.ndarray   # adjacency entry (b2 -> b) of each entry (b -> b2)
+    dynamic_colors: bool  # contact couplings are not in adj: colours follow the contacts of each step
 
     def as_tuple(self) -> tuple[np.ndarray, ...]:
         return (self.pos, self.first, self.ptr, self.colors, self.adj_ptr, self.adj_idx, self.jp_ptr, self.jp,
-                self.midx)
+                self.midx, self.adj_rev)
 
     @property
     def size(self) -> int:
@@ -129,11 +139,18 @@ class Pattern:
 
 def build_pattern(cm: CompiledModel, with_forces: bool) -> Pattern:
     """Envelope of M + Phi_q^T Phi_q (+ force-element coupling) in the better of the natural and the
-    reverse Cuthill-McKee body order (George & Liu ch. 4), with bodies kept contiguous."""
+    reverse Cuthill-McKee body order (George & Liu ch. 4), with bodies kept contiguous.
+
+    Contact couplings enter the envelope and the static colouring only while the bound on potential contact
+    pairs is at most CONTACT_ENVELOPE_LIMIT (small models keep the full contact tangent and their Newton
+    convergence). Above it the envelope is that of the joints and force elements alone, the finite-difference
+    tangent keeps only those blocks (a block-diagonal contact tangent: quasi-Newton across contacts), and the
+    colours are recomputed in numba from the broad-phase pairs at every tangent refresh
+    (kernels.system.contact_colors): a scene of n spheres costs O(n) per refresh, not O(n^2)."""
     m = cm.arrays
     nb = len(cm.body_names)
     coupled = {(int(a), int(b)) for a, b in zip(m.row_body_i, m.row_body_j) if a >= 0 and b >= 0 and a != b}
-    forces = _force_pairs(cm)
+    forces, dynamic = _force_pairs(cm)
     if with_forces:
         coupled |= set(forces)
     edges = coupled | {(b, a) for a, b in coupled}
@@ -181,6 +198,9 @@ def build_pattern(cm: CompiledModel, with_forces: bool) -> Pattern:
     adj_ptr = np.zeros(nb + 1, dtype=np.int64)
     adj_ptr[1:] = np.cumsum([len(s) for s in nbrs])
     adj_idx = np.array([x for s in nbrs for x in sorted(s)], dtype=np.int64)
+    entry = {(b, int(adj_idx[e])): e for b in range(nb) for e in range(adj_ptr[b], adj_ptr[b + 1])}
+    adj_rev = np.array([entry[(int(adj_idx[e]), b)] for b in range(nb) for e in range(adj_ptr[b], adj_ptr[b + 1])],
+                       dtype=np.int64)
 
     # index tables of the assembly: pairs of each Jacobian row block and entries of each mass block
     index = lambda p1, p2: ptr[p1] + p2 - first[p1]  # noqa: E731  (requires p2 <= p1)
@@ -206,7 +226,7 @@ def build_pattern(cm: CompiledModel, with_forces: bool) -> Pattern:
                 if pos[a + j] <= pos[a + i]:
                     midx[b, i, j] = index(pos[a + i], pos[a + j])
     return Pattern(pos, first.astype(np.int64), ptr, colors, adj_ptr, adj_idx, np.array(jp_ptr, dtype=np.int64),
-                   np.array(jp, dtype=np.int64).reshape(-1, 2), midx)
+                   np.array(jp, dtype=np.int64).reshape(-1, 2), midx, adj_rev, bool(dynamic and with_forces))
 
 
 class ALFIntegrator:
@@ -228,7 +248,10 @@ class ALFIntegrator:
     ``scheme`` ("ali3p": the book's scheme, constraint forces at the step's ends and mass-orthogonal velocity and
     acceleration projections fed back into the step; "energy": the energy-consistent trapezoid, constraint
     impulse on the chord gradient, exact energy for quadratic rows such as distance joints of point masses, the
-    projections only for the reported qd, qdd, lam; trapezoidal rule only, see kernels/integrate_alf.py)."""
+    projections only for the reported qd, qdd, lam; trapezoidal rule only, see kernels/integrate_alf.py);
+    ``tangent_every`` (refresh the finite-difference tangent at every k-th step's predictor, and whenever Newton
+    stalls; default 1, or 10 for a large contact scene whose colours follow the contacts: there a refresh costs
+    14 x colours force evaluations, and a tangent a few steps old still converges)."""
 
     name = "alf"
     label = "ALF"
@@ -236,7 +259,7 @@ class ALFIntegrator:
     def __init__(self, cm: CompiledModel, step: float, initial: AssemblyResult | None = None, *,
                  penalty: float = 1e7, tol: float = 1e-9, accept_tol: float = 1e-6, max_iter: int = 10,
                  tangent: str = "auto", pivot_tol: float = 1e-13, fd_eps: float = 1e-7, rho_inf: float = 1.0,
-                 max_halvings: int = 4, scheme: str = "ali3p"):
+                 max_halvings: int = 4, scheme: str = "ali3p", tangent_every: int | None = None):
         if not step > 0.0:
             raise ValueError(f"{self.label} step must be positive, got {step!r}")
         if int(max_iter) < 2:
@@ -264,7 +287,7 @@ class ALFIntegrator:
         initial = initial if initial is not None else assemble(cm)
         m = cm.arrays
         n, nr, nb, nm = cm.n_q, cm.n_rows, len(cm.body_names), len(cm.marker_names)
-        has_springs = bool(len(m.tsda_mi) or len(m.rsda_mi) or len(m.bush_mi) or len(m.hyd_mi) or len(m.cpair_a)
+        has_springs = bool(len(m.tsda_mi) or len(m.rsda_mi) or len(m.bush_mi) or len(m.hyd_mi) or len(m.cont_law)
                            or len(m.jf_type))
         self.use_fd = tangent == "full" or (tangent == "auto" and has_springs)
         self.off, noncons = force_variant_parts(cm)
@@ -274,9 +297,13 @@ class ALFIntegrator:
         self.penalty = float(penalty)
         self.opt = np.zeros(K.N_OPT)
         self.opt[[K.OPT_C, K.OPT_TOL, K.OPT_ACCEPT, K.OPT_MAX_ITER, K.OPT_USE_FD, K.OPT_NONCONS, K.OPT_PIVOT,
-                  K.OPT_FD_EPS, K.OPT_RHO, K.OPT_ENERGY]] = (self.penalty * self.m_ref, tol, accept_tol, max_iter,
-                                                            float(self.use_fd), float(noncons), pivot_tol, fd_eps,
-                                                            self.rho_inf, float(scheme == "energy"))
+                  K.OPT_FD_EPS, K.OPT_RHO, K.OPT_ENERGY, K.OPT_DYN_COLORS]] = (
+            self.penalty * self.m_ref, tol, accept_tol, max_iter, float(self.use_fd), float(noncons), pivot_tol,
+            fd_eps, self.rho_inf, float(scheme == "energy"), float(self.pattern.dynamic_colors))
+        every = (10 if self.pattern.dynamic_colors else 1) if tangent_every is None else int(tangent_every)
+        if every < 1:
+            raise ValueError(f"tangent_every must be a positive integer, got {tangent_every!r}")
+        self.opt[K.OPT_FD_EVERY] = every
         # state
         self.sc = np.zeros(K.N_SC)
         self.sc[K.SC_T] = initial.t
@@ -302,13 +329,13 @@ class ALFIntegrator:
         fo = (np.zeros((len(m.tsda_mi), 3)), np.zeros((len(m.rsda_mi), 3)), np.zeros((len(m.bush_mi), 6)),
               np.zeros((len(m.act_mi), 3)), np.zeros((len(m.hyd_mi), N_HYD_OUT)),
               np.zeros((len(m.cont_law), N_CONT_OUT)), np.zeros((len(m.pc_mi), N_PC_OUT)),
-              np.zeros((len(m.jf_type), N_JF_OUT)))
+              np.zeros((len(m.jf_type), N_JF_OUT)), new_contact_workspace(m))
         vec = lambda k: np.zeros(k)  # noqa: E731
         zn = np.array(m.z0, dtype=float)      # candidate element states
         self._ws = (fr, fo, zn, vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),
                     vec(n), vec(n), vec(n), np.zeros((nb, 7, 7)), vec(n), vec(n), vec(n), vec(nr), vec(nr),
                     vec(n), vec(n), vec(n), vec(n), vec(self.pattern.size),
-                    np.zeros((n, n) if self.use_fd else (1, 1)), vec(nb),
+                    np.zeros((len(self.pattern.adj_idx) if self.use_fd else 1, 7, 7)), vec(nb),
                     vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),
                     np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(n), vec(n), vec(n))
         self._pat = self.pattern.as_tuple()
@@ -372,6 +399,8 @@ class ALFIntegrator:
                 i += done
                 if status == K.OK:
                     break
+                if self._contact_buffers(status):
+                    continue
                 self._redo(h, status, err, rep[i], 0)
                 if record:
                     for r, x in zip(rec, (self.q, self.qd, self.qdd, self.lam, self.zs)):
@@ -382,6 +411,18 @@ class ALFIntegrator:
         finally:
             self.last_report = rep[:i]
         return (rep, *rec) if record else rep
+
+    def _contact_buffers(self, status: int) -> bool:
+        """True if a step failed on a too short contact pair buffer (grown here: redo the step); raises if the
+        contact state table is full."""
+        if status == K.CONTACT_STATES:
+            check_contact_states(self.cm, self._ws[1][6])
+        if status != K.CONTACT_PAIRS:
+            return False
+        fo = self._ws[1]
+        fo = (*fo[:8], grown_contact_workspace(fo[8]))
+        self._ws = (self._ws[0], fo, *self._ws[2:])
+        return True
 
     def _redo(self, h: float, status: int, err: float, row: np.ndarray, level: int) -> None:
         """The step of size h from the current state failed (status, err): count it in ``row``, and take it
@@ -395,8 +436,11 @@ class ALFIntegrator:
         sub = np.zeros((1, K.N_REP))
         for _half in range(2):
             sub[0] = 0.0
-            status, _, err = K.alf_advance(self._mt, self.off, self._pat, self._state, self._ws, self.opt, 1,
-                                           0.5 * h, sub, *self._empty)
+            while True:
+                status, _, err = K.alf_advance(self._mt, self.off, self._pat, self._state, self._ws, self.opt, 1,
+                                               0.5 * h, sub, *self._empty)
+                if not self._contact_buffers(status):
+                    break
             if status != K.OK:
                 self._redo(0.5 * h, status, err, sub[0], level + 1)
             iterations += sub[0, K.REP_ITER]
