@@ -100,7 +100,7 @@ FP_MARGIN = 0         # fpar: AABB inflation (m)
 N_CONT_OUT = 5
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def smooth_step(x):
     """0 for x <= 0, 1 for x >= 1, x^2 (3 - 2x) between (C1)."""
     if x <= 0.0:
@@ -110,7 +110,7 @@ def smooth_step(x):
     return x * x * (3.0 - 2.0 * x)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _curve_inverse(curve_par, adr, n, y):
     """x with U(x) = y on a non-decreasing piecewise-linear curve (linear extrapolation at the ends)."""
     xs = curve_par[adr:adr + n]
@@ -124,7 +124,7 @@ def _curve_inverse(curve_par, adr, n, y):
     return xs[i] + (y - ys[i]) * (xs[i + 1] - xs[i]) / dy
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def normal_force(m, c, k, d, dd, h, zs, zn, zr, zw, full):
     """(fn, elastic potential) of one contact point of contact c; zr / zw: its state record in the committed
     table zs / the candidate table zn, or -1 (none committed / not stored)."""
@@ -161,7 +161,7 @@ def normal_force(m, c, k, d, dd, h, zs, zn, zr, zw, full):
     return max(fe + fd, 0.0), V
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def friction_law(model, par, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, zr, zw):
     """Friction force (3) opposing the slip velocity vt (tangent to the unit normal n) under the normal load fn,
     by the law ``model`` (FRICTION_*) with the parameters ``par`` (CP_* columns; see the module docstring);
@@ -216,22 +216,12 @@ def friction_law(model, par, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, zr, zw):
     return -(g + cv) * vt0, -(g + cv) * vt1, -(g + cv) * vt2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def friction_force(m, c, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, zr, zw):
     """Friction force (3) on the a side of one contact point of contact c; zr / zw: its state record in the
     committed / candidate table (-1: none)."""
     return friction_law(m.cont_friction[c], m.cont_par[c], fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn,
                         zr + R_S if zr >= 0 else -1, zw + R_S if zw >= 0 else -1)
-
-
-@njit(cache=True)
-def _wrench_at(m, mk, q, r, p0, p1, p2, F0, F1, F2, scale, Q):
-    """Q += scale * (force F at the world point p on the body of marker mk)."""
-    b = m.marker_body[mk]
-    if b < 0:
-        return
-    s0, s1, s2 = p0 - r[b, 0], p1 - r[b, 1], p2 - r[b, 2]
-    add_wrench(m, b, q, F0, F1, F2, s1 * F2 - s2 * F1, s2 * F0 - s0 * F2, s0 * F1 - s1 * F0, scale, Q)
 
 
 
