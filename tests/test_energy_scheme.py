@@ -8,6 +8,7 @@ conservation of energy. Comments give the measured values behind each bound."""
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,25 +19,22 @@ from fmu_mbs.analyses.assembly import assemble
 from fmu_mbs.analyses.integrators import ALFIntegrator, GeneralizedAlphaIntegrator
 from fmu_mbs.analyses.simulate import simulate
 from fmu_mbs.compiler import compile_model
-from fmu_mbs.model import ModelBuilder, load_model
+from fmu_mbs.model import load_model
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 G = 9.81
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+import exudyn_compare as bench  # noqa: E402
+
 E72_BOOK_TRAPEZOID = 4.6e-4     # seed 000 Table 7.4, k1 = k2 = 0: |E(20 s) - E0| / E0 of the joint-coordinate trapezoid
 
 
 def e72_point_masses():
-    """Seed 000 E7.2 without springs: two 1 kg point masses on 1 m massless links (distance joints), no gravity,
-    both joint rates 100 rad/s (the masses at 100 and 300 m/s): 5.7 and 17 degrees per 1 ms step."""
-    b = ModelBuilder("e72", dimension=2, gravity=(0.0, 0.0))
-    b.add_point_mass("P1", 1.0, position=(1.0, 0.0), velocity=(0.0, 100.0))
-    b.add_point_mass("P2", 1.0, position=(2.0, 0.0), velocity=(0.0, 300.0))
-    b.add_marker("pivot", "ground")
-    b.add_marker("p1", "P1")
-    b.add_marker("p2", "P2")
-    b.add_joint("link1", "distance", "pivot", "p1", length=1.0)
-    b.add_joint("link2", "distance", "p1", "p2", length=1.0)
-    cm = compile_model(b.build())
+    """Seed 000 E7.2 without springs, the benchmark's model (bench/exudyn_compare.e72_model): two 1 kg point masses
+    on 1 m massless links (distance joints), no gravity, both joint rates 100 rad/s (the masses at 100 and
+    300 m/s): 5.7 and 17 degrees per 1 ms step."""
+    cm = compile_model(bench.e72_model())
     return cm, assemble(cm)
 
 
@@ -110,19 +108,8 @@ def test_spatial_model_with_every_force_element_against_the_reference():
     finite-difference tangent: 1 s against the scipy reference, 1.7e-4 / 4.2e-5 at h = 1 / 0.5 ms (ALI3-P
     1.5e-4 / 3.9e-5), the energy balance closes to 2.6e-3 J of 13.8 J dissipated (ALI3-P 2.5e-3), 4x less per
     halving; dissipated and input work within 2e-4 of the reference's."""
-    from test_integrators import balance, mixed
-    cm = mixed(3)
-    ref = simulate(cm, 1.0, 0.01, integrator="reference")
-    err, bal = {}, {}
-    for h in (1e-3, 5e-4):
-        tr = simulate(cm, 1.0, h, output_step=0.01, scheme="energy")
-        err[h] = np.max(np.abs(tr.q - ref.q))
-        bal[h] = np.max(np.abs(balance(tr) - balance(tr)[0]))
-    assert err[1e-3] < 5e-4 and err[1e-3] / err[5e-4] > 3.5
-    assert bal[1e-3] < 5e-3 and bal[1e-3] / bal[5e-4] > 3.5
-    assert tr.info["energy_dissipated"][-1] == pytest.approx(ref.info["energy_dissipated"][-1], rel=1e-3)
-    assert tr.info["energy_input"][-1] == pytest.approx(ref.info["energy_input"][-1], rel=1e-3)
-    assert np.max(tr.info["residual_position"]) < 1e-9 and np.max(tr.info["residual_velocity"]) < 1e-8
+    from test_integrators import check_second_order_against_reference, mixed
+    check_second_order_against_reference(mixed(3), scheme="energy")
 
 
 def test_state_saves_and_replays_bit_for_bit_and_options_are_checked():
