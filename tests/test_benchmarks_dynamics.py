@@ -9,6 +9,7 @@ the size of the effect each test guards.
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,9 @@ from fmu_mbs.analyses.assembly import assemble
 from fmu_mbs.analyses.simulate import simulate
 from fmu_mbs.compiler import compile_model
 from fmu_mbs.model import ModelBuilder, load_model
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+import exudyn_compare as bench  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 G = 9.81
@@ -170,21 +174,11 @@ def test_e72_alf_energy_is_dissipated_not_created_and_converges():
 
 def _slider_crank():
     """Crank and coupler 1 m, uniform 1 kg bars; the massless slider is a point_on_line constraint keeping the
-    coupler end on the x axis (the book's natural-coordinate model has no slider mass either)."""
+    coupler end on the x axis (the book's natural-coordinate model has no slider mass either): the benchmark's
+    model (bench/exudyn_compare.slider_crank_model)."""
     th = math.pi / 4
     c, s = math.cos(th), math.sin(th)
-    b = ModelBuilder("slider_crank_e106", dimension=2, gravity=(0.0, -G))
-    b.add_planar_body("crank", 1.0, 1.0 / 12.0, position=(0.5 * c, 0.5 * s), angle=th)
-    b.add_planar_body("rod", 1.0, 1.0 / 12.0, position=(1.5 * c, 0.5 * s), angle=-th)
-    b.add_marker("O", "ground")
-    b.add_marker("crank_O", "crank", (-0.5, 0.0))
-    b.add_marker("crank_A", "crank", (0.5, 0.0))
-    b.add_marker("rod_A", "rod", (-0.5, 0.0))
-    b.add_marker("rod_B", "rod", (0.5, 0.0))
-    b.add_joint("pivot", "revolute", "O", "crank_O")
-    b.add_joint("pin", "revolute", "crank_A", "rod_A")
-    b.add_joint("slider", "point_on_line", "O", "rod_B")
-    cm = compile_model(b.build())
+    cm = compile_model(bench.slider_crank_model())
     w = 2.0 * math.sqrt(2.0)   # slider speed -4 m/s: x_B = 2 cos(theta), x_B' = -2 sin(theta) theta'
     qd = np.array([-0.5 * s * w, 0.5 * c * w, w, -1.5 * s * w, 0.5 * c * w, -w])
     return cm, assemble(cm, qd=qd)

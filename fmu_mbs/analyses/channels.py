@@ -19,6 +19,7 @@ from ..kernels.channel_values import MARKER_VALUES, channel_values
 from ..kernels.contact import ST_PAIR_OVERFLOW, grown_contact_workspace
 from ..kernels.hydraulics import N_HYD_OUT
 from ..kernels.model_arrays import MAX_ROW_COLS, ROW_ANGLE
+from ..kernels.outputs import eval_frames
 from ..kernels.passive_cylinder import N_PC_OUT, store_end_accelerations
 from ..model.elements import (
     Actuator,
@@ -152,7 +153,7 @@ class ChannelEvaluator:
         ev.h = 0.0
         m = self.cm.arrays
         if len(m.pc_mi):               # passive cylinders: the end accelerations of this state (what an integrator
-            ev.forces(t, q, qd)        # stores after the step, also without z)
+            eval_frames(m, q, qd, ev.r, ev.A, ev.v, ev.w, ev.o, ev.R, ev.vo, ev.wm)   # stores after the step)
             store_end_accelerations(m, q, qdd, ev.r, ev.w, ev.o, ev.zs)
         while True:
             prev_s = self._prev_s.copy()               # the kernel unwraps against it (and may run twice)
