@@ -6,12 +6,14 @@ lowest layer 0.1 m above the floor, dropped at rest into an open box: a floor an
 lattice. Contact: linear spring k = 1e5 N/m with a dashpot c = 100 N s/m (compression only, no pull) and Coulomb
 friction mu = 0.3, regularised linearly below 0.05 m/s, between spheres and between spheres and the box.
 
-- fmu-mbs: Contact elements (linear law, damping ramp depth 1e-4 m, coulomb), box faces as planes; the ALF
-  integrator (implicit trapezoidal index-3 augmented Lagrangian, the library's default) at step h, Newton
-  tolerance ``--tol`` (default 1e-6 m, 1 % of the static sphere compression). The iteration matrix is
-  M + c Phi_q^T Phi_q (``tangent="constraints"``: contact enters Newton through the residual only, a fixed-point
-  iteration on the contact forces; measured the fastest here) or ``--tangent auto`` (block-diagonal
-  finite-difference contact tangent, colours recomputed from the contact pairs, refreshed every 10th step).
+- fmu-mbs: Contact elements (linear law, damping ramp depth 1e-4 m, coulomb), box faces as planes. Integrator
+  ``--integrator``: ``explicit`` (default: the explicit midpoint rule on index-1 accelerations with projections,
+  two force evaluations per step, like for like with Exudyn's ExplicitMidpoint) or ``alf`` (implicit trapezoidal
+  index-3 augmented Lagrangian, the library's default, Newton tolerance ``--tol``, default 1e-6 m, 1 % of the static
+  sphere compression; iteration matrix M + c Phi_q^T Phi_q with ``--tangent constraints``: contact enters Newton
+  through the residual only, or ``--tangent auto``: block-diagonal finite-difference contact tangent, colours
+  recomputed from the contact pairs, refreshed every 10th step). The per-step energy split (dissipated and input
+  work, four more force evaluations per step) is off, as Exudyn has none (``--energy-balance`` turns it on).
 - Exudyn 1.13: rigid bodies with rotation-vector Lie-group nodes, GeneralContact spheres (AddSphereWithMarker)
   and the box as static triangles (AddTrianglesRigidBodyBased); per item k_i = 2k, c_i = c/2 (GeneralContact
   puts the stiffnesses of two items in series and their dampers in parallel), friction pairing mu, proportional
@@ -28,6 +30,7 @@ and a physical check at t_end: the mean sphere height and the kinetic energy (bo
 pile). The growth exponent is the least-squares slope of log(time per step) over log(N).
 
     OPENBLAS_NUM_THREADS=1 python bench/spheres_in_box.py --counts 125 250 500 1000 [--t-end 1.5] [--h 2e-4]
+        [--integrator explicit|alf] [--energy-balance]
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import time
 
 import numpy as np
 
-from fmu_mbs.analyses.integrators.alf import REPORT_KEYS, ALFIntegrator
+from fmu_mbs.analyses.integrators import REPORT_KEYS, STEPPERS
 from fmu_mbs.compiler import compile_model
 from fmu_mbs.model import ModelBuilder
 
@@ -89,13 +92,15 @@ def fmu_model(n: int):
     return b.build()
 
 
-def run_fmu(n: int, t_end: float, h: float, tangent: str, repeat: int, tol: float = 1e-9) -> dict:
+def run_fmu(n: int, t_end: float, h: float, tangent: str, repeat: int, tol: float = 1e-9, integrator: str = "alf",
+            energy_balance: bool = True) -> dict:
     t0 = time.process_time()
     cm = compile_model(fmu_model(n))
     compile_s = time.process_time() - t0
     best = math.inf
+    options = dict(tangent=tangent, tol=tol) if integrator == "alf" else {}
     for _ in range(repeat):
-        integ = ALFIntegrator(cm, h, tangent=tangent, tol=tol)
+        integ = STEPPERS[integrator](cm, h, energy_balance=energy_balance, **options)
         integ.advance(int(round(0.01 / h)))                  # warm-up: kernels loaded, buffers grown
         steps = int(round(t_end / h))
         t0 = time.process_time()
@@ -221,11 +226,15 @@ def main() -> None:
     ap.add_argument("--exudyn-solver", default="ExplicitMidpoint")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--tol", type=float, default=1e-6, help="fmu-mbs Newton tolerance (m)")
+    ap.add_argument("--integrator", default="explicit", choices=["explicit", "alf"],
+                    help="fmu-mbs integrator: explicit (explicit midpoint, default) or alf (implicit trapezoidal)")
+    ap.add_argument("--energy-balance", action="store_true",
+                    help="fmu-mbs: also split dissipated and input work every step (Exudyn has no such split)")
     ap.add_argument("--no-exudyn", action="store_true")
     a = ap.parse_args()
     rows = []
     for n in a.counts:
-        f = run_fmu(n, a.t_end, a.h, a.tangent, a.repeat, a.tol)
+        f = run_fmu(n, a.t_end, a.h, a.tangent, a.repeat, a.tol, a.integrator, a.energy_balance)
         e = None if a.no_exudyn else run_exudyn(n, a.t_end, a.h, a.exudyn_solver, a.repeat)
         rows.append((n, f, e))
         line = (f"N={n:5d}  fmu-mbs {1e6 * f['step']:9.1f} us/step ({f['iterations']:.2f} it/step, compile "

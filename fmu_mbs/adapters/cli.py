@@ -154,6 +154,10 @@ def _run_simulate(cm, args, progress):
         if args.integrator != "alf":
             raise CliError(f"--scheme applies to --integrator alf, not '{args.integrator}'")
         extra["scheme"] = args.scheme
+    if args.no_energy_balance:
+        if args.integrator == "reference":
+            raise CliError("--no-energy-balance applies to the fixed-step integrators, not 'reference'")
+        extra["energy_balance"] = False
     return simulate(cm, args.t_end, args.step, integrator=args.integrator, progress=progress, **extra)
 
 
@@ -246,15 +250,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--t-start", type=float, default=0.0, metavar="T", help="start time (s), default 0")
     p = verb("simulate", _history("simulate", _run_simulate), "forward dynamics (time integration)")
     output(p, history=True)
-    p.add_argument("--integrator", default="alf", choices=("alf", "galpha", "reference"),
-                   help="alf (trapezoidal rule, default), galpha (generalized-alpha, numerical damping) or "
-                        "reference (scipy, slow)")
+    p.add_argument("--integrator", default="alf", choices=("alf", "galpha", "explicit", "reference"),
+                   help="alf (trapezoidal rule, default), galpha (generalized-alpha, numerical damping), explicit "
+                        "(explicit midpoint, for contact scenes) or reference (scipy, slow)")
     p.add_argument("--rho-inf", type=_spectral_radius, metavar="R", help="galpha: spectral radius at infinite "
                    "frequency in [0, 1] (1 = no numerical damping), default 0.8")
     p.add_argument("--scheme", choices=("ali3p", "energy"), help="alf: ali3p (projections, default) or energy "
                    "(energy-consistent trapezoid: no loss on fast rotations)")
     p.add_argument("--output-step", type=_positive, metavar="H", help="interval between CSV rows (s); "
                    "default every step")
+    p.add_argument("--no-energy-balance", action="store_true", help="skip the per-step split of dissipated and "
+                   "input work (up to four force evaluations per step on models with dampers, contact or inputs); "
+                   "energy.dissipated and energy.input are then NaN")
     p = sub.add_parser("build", help=_EXAMPLES["build"][1], description=_EXAMPLES["build"][1],
                        epilog=_example("build"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("models", nargs="*", metavar="MODEL", help="model files (JSON); default models/*.json")

@@ -1,9 +1,9 @@
 """MbsSlave: the one generic pythonfmu slave behind every fmu-mbs FMU (FMI 2.0 co-simulation).
 
 It reads ``model.json`` from the FMU resources, registers the variables named by ``model/names.py`` (the same
-names as the CSV columns), and integrates with the ALF integrator (or its generalized-alpha form) in substeps of
-at most ``solver.h``; a substep that fails is redone as two half steps, up to 4 times, before the communication
-step is discarded.
+names as the CSV columns), and integrates with the ALF integrator (or its generalized-alpha form, or the explicit
+midpoint rule) in substeps of at most ``solver.h``; a substep that fails is redone as two half steps, up to 4 times
+(explicit: 2), before the communication step is discarded.
 
 - Inputs (``<actuator>.f``, ``<marker>.F[1..3]``, ``<marker>.T[1..3]``) are **held** over a communication step
   (``solver.input_interpolation = 0``, default) or ramped **linearly** from their value at the previous
@@ -12,7 +12,8 @@ step is discarded.
   ``<d>.sd``, ``<d>.sdd`` at each communication point and follows s + sd dt + sdd dt^2/2 over the step.
 - Parameters (fixed, set before initialization): ``g[k]``, ``solver.h`` (s), ``solver.tolerance`` (Newton
   tolerance, m or rad), ``solver.penalty`` (penalty factor), ``solver.integrator`` (0 = ALF, trapezoidal rule;
-  1 = generalized-alpha), ``solver.rho_inf`` (its spectral radius at infinity, in [0, 1], default 0.8),
+  1 = generalized-alpha; 2 = explicit midpoint, for contact scenes, h below its stability limit),
+  ``solver.rho_inf`` (its spectral radius at infinity, in [0, 1], default 0.8),
   ``solver.scheme`` (trapezoidal rule only: 0 = the book's ALI3-P with projections, 1 = energy-consistent),
   ``solver.input_interpolation``, and the model values listed in the model's ``exposed`` field
   (``<element>.<field>``; ``<joint>.s_start`` assembles the model with that joint coordinate held).
@@ -51,7 +52,7 @@ from ..model.elements import EXPOSED_UNITS
 from ..model.functions import External
 from ..model.names import UNITS, channels, driver_input_channels, input_channels
 
-INTEGRATORS = {0: "alf", 1: "galpha"}
+INTEGRATORS = {0: "alf", 1: "galpha", 2: "explicit"}
 
 #: references to the FMU entry scripts' module dicts (see the KEEPALIVE note in adapters/fmu_build.py)
 KEEPALIVE: list = []
@@ -126,7 +127,8 @@ class MbsSlave(Fmi2Slave):
         self.register_variable(Integer("solver.integrator", getter=lambda: self.integrator_kind,
                                        setter=lambda v: setattr(self, "integrator_kind", int(v)),
                                        description="0 = index-3 augmented Lagrangian, trapezoidal rule; "
-                                                   "1 = the same on the generalized-alpha scheme", **par),
+                                                   "1 = the same on the generalized-alpha scheme; 2 = explicit "
+                                                   "midpoint (contact scenes; h below the stability limit)", **par),
                                nested=False)
         real("solver.rho_inf", "1", lambda: self.rho_inf, lambda v: setattr(self, "rho_inf", float(v)),
              description="generalized-alpha (solver.integrator = 1): spectral radius at infinite frequency, "
@@ -277,7 +279,8 @@ class MbsSlave(Fmi2Slave):
         cm, initial = self._initial_state(model, holds)
         self.cm = cm
         kind = INTEGRATORS[self.integrator_kind]
-        scheme = {"rho_inf": self.rho_inf} if kind == "galpha" else {"scheme": ("ali3p", "energy")[self.scheme]}
+        scheme = ({"rho_inf": self.rho_inf} if kind == "galpha" else
+                  {"scheme": ("ali3p", "energy")[self.scheme]} if kind == "alf" else {})
         self.integ = STEPPERS[kind](cm, self.h, initial, penalty=self.penalty, tol=self.tolerance, **scheme)
         self.integ.u[:] = self.u_set
         self.u_prev[:] = self.u_set

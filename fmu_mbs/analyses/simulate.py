@@ -71,8 +71,9 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
     ``step``: integrator step (s; for "reference" only the default output step); ``output_step``: spacing
     of the returned rows (default ``step``); ``progress(fraction)`` is called as the run advances;
     ``integrator``: "alf" (trapezoidal ALI3-P), "galpha" (generalized-alpha ALI3-P, option ``rho_inf`` in
-    [0, 1], default 0.8) or "reference"; ``options`` go to the integrator (ALFIntegrator,
-    GeneralizedAlphaIntegrator or integrate_reference). ``info`` holds per-row reports REPORT_KEYS:
+    [0, 1], default 0.8), "explicit" (explicit midpoint, for contact scenes; h below the stability limit of the
+    stiffest force) or "reference"; ``options`` go to the integrator (ALFIntegrator, GeneralizedAlphaIntegrator,
+    ExplicitIntegrator or integrate_reference). ``info`` holds per-row reports REPORT_KEYS:
     'iterations' (Newton iterations, or RHS evaluations, since the previous row), 'rejected' (failed step
     attempts redone with half the step, since the previous row),
     'residual_position|velocity|acceleration' (max |Phi|, |Phi_q qd - nu|, |Phi_q qdd - gamma|),

@@ -78,7 +78,9 @@ These outputs do not feed back into the step, so the projections remove no energ
 Energy bookkeeping per step (trapezoidal in time): W_diss = int P_diss dt with P_diss the power
 removed by dampers, W_in = int P_in dt with P_in the power of time functions, loads, inputs,
 actuators and drivers (-lam . nu). P come from three force evaluations with model variants
-(system.force_variant): full, conservative + dampers, conservative.
+(system.force_variant): full, conservative + dampers, conservative. OPT_ENERGY_BALANCE = 0 skips them (four
+force evaluations per step on a model with dampers, contact or inputs: a quarter of a large contact scene's
+step); W_diss and W_in are then NaN.
 """
 
 from __future__ import annotations
@@ -134,7 +136,8 @@ OPT_ENERGY = 9      # 1: energy-consistent trapezoid (constraint impulse on the 
 OPT_DYN_COLORS = 10  # 1: finite-difference colours from the contact pairs at each tangent refresh
 OPT_FD_EVERY = 11   # refresh the finite-difference tangent at the predictor of every k-th step (1: every step);
                     # the first step of a call and stalled Newton iterations always refresh
-N_OPT = 12
+OPT_ENERGY_BALANCE = 12  # 1: energy bookkeeping (P_diss, P_in per step); 0: skip it, W_diss and W_in are NaN
+N_OPT = 13
 
 # state scalars sc
 SC_T = 0
@@ -144,7 +147,8 @@ SC_STEPS = 3
 SC_P_DISS = 4       # dissipated and input power at the current state (W), valid if SC_P_VALID == 1
 SC_P_IN = 5
 SC_P_VALID = 6
-SC_EC_READY = 7     # 1 once the energy-consistent scheme's own state (vt, at, gc) is initialised
+SC_EC_READY = 7     # 1 once the energy-consistent scheme's own state (vt, at, gc) is initialised (explicit
+                    # integrator: once qdd, lam are its own start-state accelerations)
 N_SC = 8
 
 # report columns
@@ -300,6 +304,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
     pivot = opt[OPT_PIVOT]
     fd_eps = opt[OPT_FD_EPS]
     noncons = opt[OPT_NONCONS] > 0.0
+    balance = opt[OPT_ENERGY_BALANCE] > 0.0
     ec = opt[OPT_ENERGY] > 0.0
     dynamic = opt[OPT_DYN_COLORS] > 0.0
     fd_every = max(int(opt[OPT_FD_EVERY]), 1)
@@ -313,7 +318,7 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
             u_last[i] = u[i]
     md = mx
     mc = mx
-    if noncons:
+    if noncons and balance:
         md = force_variant(m, off, VARIANT_DAMPED)
         mc = force_variant(m, off, VARIANT_CONSERVATIVE)
     n_colors = 0
@@ -340,7 +345,11 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
     t0 = sc[SC_T]
 
     # powers at the start state, unless kept from the last call with the same inputs
-    if sc[SC_P_VALID] == 0.0 or u_changed:
+    if not balance:
+        sc[SC_W_DISS] = math.nan
+        sc[SC_W_IN] = math.nan
+        sc[SC_P_VALID] = 0.0
+    elif sc[SC_P_VALID] == 0.0 or u_changed:
         eval_frames_ws(m, q, qd, fr)
         r, A, v, w, o, R, vo, wm = fr
         eval_constraint_rows(m, t0, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
@@ -563,7 +572,9 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         store_end_accelerations(m, q, qdd, r, w, o, zs)   # passive cylinders: accelerations for the next step
 
         # reports
-        if noncons:
+        if not balance:                 # no energy bookkeeping (sc[SC_W_*] stay NaN)
+            p_diss1, p_in1 = math.nan, math.nan
+        elif noncons:
             p_diss1, p_in1 = powers(m, mx, md, mc, t1, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu2, noncons,
                                     jtw2)
         else:                           # conservative: only the drivers' power, without passing four models

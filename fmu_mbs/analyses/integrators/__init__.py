@@ -4,6 +4,8 @@
   (ALI3-P), the step loop in numba; the default integrator of every FMU.
 - ``galpha``: the same ALI3-P step on the generalized-alpha scheme (Arnold & Bruels 2007), with numerical
   damping of high frequencies set by ``rho_inf`` in [0, 1] (1 = ``alf``).
+- ``explicit``: the explicit midpoint rule on index-1 augmented Lagrangian accelerations with projections: two
+  force evaluations per step, no Newton iteration, for contact-dominated scenes (step set by the contact stiffness).
 - ``reference``: variable-step scipy ``solve_ivp`` on the index-1 KKT accelerations with coordinate
   projection at output points; slow and accurate, for validation.
 
@@ -13,10 +15,11 @@
 from __future__ import annotations
 
 from .alf import REPORT_KEYS, ALFIntegrator, GeneralizedAlphaIntegrator
+from .explicit import ExplicitIntegrator
 from .reference import integrate_reference
 
-STEPPERS = {"alf": ALFIntegrator, "galpha": GeneralizedAlphaIntegrator}
+STEPPERS = {"alf": ALFIntegrator, "galpha": GeneralizedAlphaIntegrator, "explicit": ExplicitIntegrator}
 INTEGRATORS = (*STEPPERS, "reference")
 
-__all__ = ["ALFIntegrator", "GeneralizedAlphaIntegrator", "INTEGRATORS", "REPORT_KEYS", "STEPPERS",
-           "integrate_reference"]
+__all__ = ["ALFIntegrator", "ExplicitIntegrator", "GeneralizedAlphaIntegrator", "INTEGRATORS", "REPORT_KEYS",
+           "STEPPERS", "integrate_reference"]

@@ -251,15 +251,19 @@ class ALFIntegrator:
     projections only for the reported qd, qdd, lam; trapezoidal rule only, see kernels/integrate_alf.py);
     ``tangent_every`` (refresh the finite-difference tangent at every k-th step's predictor, and whenever Newton
     stalls; default 1, or 10 for a large contact scene whose colours follow the contacts: there a refresh costs
-    14 x colours force evaluations, and a tangent a few steps old still converges)."""
+    14 x colours force evaluations, and a tangent a few steps old still converges); ``energy_balance`` (False:
+    skip the per-step energy split, three to four force evaluations per step on models with dampers, friction,
+    contact or inputs; 'energy_dissipated' and 'energy_input' are then NaN)."""
 
     name = "alf"
     label = "ALF"
+    reasons = _REASONS
 
     def __init__(self, cm: CompiledModel, step: float, initial: AssemblyResult | None = None, *,
                  penalty: float = 1e7, tol: float = 1e-9, accept_tol: float = 1e-6, max_iter: int = 10,
                  tangent: str = "auto", pivot_tol: float = 1e-13, fd_eps: float = 1e-7, rho_inf: float = 1.0,
-                 max_halvings: int = 4, scheme: str = "ali3p", tangent_every: int | None = None):
+                 max_halvings: int = 4, scheme: str = "ali3p", tangent_every: int | None = None,
+                 energy_balance: bool = True):
         if not step > 0.0:
             raise ValueError(f"{self.label} step must be positive, got {step!r}")
         if int(max_iter) < 2:
@@ -304,6 +308,8 @@ class ALFIntegrator:
         if every < 1:
             raise ValueError(f"tangent_every must be a positive integer, got {tangent_every!r}")
         self.opt[K.OPT_FD_EVERY] = every
+        self.opt[K.OPT_ENERGY_BALANCE] = float(bool(energy_balance))
+        self._kernel = K.alf_advance
         # state
         self.sc = np.zeros(K.N_SC)
         self.sc[K.SC_T] = initial.t
@@ -394,8 +400,8 @@ class ALFIntegrator:
         try:
             while True:        # one call into numba for the whole run, another after each redone step
                 rows = (rep[i:], *(r[i:] for r in rec)) if record else (rep[i:], *rec)
-                status, done, err = K.alf_advance(self._mt, self.off, self._pat, self._state, self._ws, self.opt,
-                                                  n_steps - i, h, *rows)
+                status, done, err = self._kernel(self._mt, self.off, self._pat, self._state, self._ws, self.opt,
+                                                 n_steps - i, h, *rows)
                 i += done
                 if status == K.OK:
                     break
@@ -437,8 +443,8 @@ class ALFIntegrator:
         for _half in range(2):
             sub[0] = 0.0
             while True:
-                status, _, err = K.alf_advance(self._mt, self.off, self._pat, self._state, self._ws, self.opt, 1,
-                                               0.5 * h, sub, *self._empty)
+                status, _, err = self._kernel(self._mt, self.off, self._pat, self._state, self._ws, self.opt, 1,
+                                              0.5 * h, sub, *self._empty)
                 if not self._contact_buffers(status):
                     break
             if status != K.OK:
@@ -467,20 +473,23 @@ class ALFIntegrator:
         """Rejected step attempts in the last ``advance`` / ``advance_to``."""
         return int(self.last_report[:, K.REP_REJECTED].sum())
 
-    def _raise(self, status: int, h: float, err: float, halvings: int = 0) -> None:
+    def _detail(self, status: int, err: float) -> str:
+        """What the kernel's failure value ``err`` says about the failing step."""
         names = self.cm.q_names
         if status == K.SINGULAR:
             coord = int(np.argsort(self.pattern.pos)[int(err)])
-            detail = (f"no mass and no constraint stiffness on coordinate {names[coord]} (a massless or "
-                      f"inertia-free body that the joints do not hold)")
-        else:
-            dq = self._ws[18]
-            worst = int(np.argmax(np.abs(np.nan_to_num(dq, nan=np.inf)))) if len(dq) else -1
-            detail = f"max |dq| = {err:.3g}" + (f", largest correction on {names[worst]}" if worst >= 0 else "")
+            return (f"no mass and no constraint stiffness on coordinate {names[coord]} (a massless or "
+                    f"inertia-free body that the joints do not hold)")
+        dq = self._ws[18]
+        worst = int(np.argmax(np.abs(np.nan_to_num(dq, nan=np.inf)))) if len(dq) else -1
+        return f"max |dq| = {err:.3g}" + (f", largest correction on {names[worst]}" if worst >= 0 else "")
+
+    def _raise(self, status: int, h: float, err: float, halvings: int = 0) -> None:
         redone = f", after {halvings} halving(s) of the step {h * 2 ** halvings:.3g} s" if halvings else ""
         raise ConvergenceError(
             f"model '{self.cm.model.name}': {self.label} integrator failed at t = {self.t + h:.9g} s (step {h:.3g} s"
-            f"{redone}): {_REASONS.get(status, 'unknown failure')} ({detail}); reduce the step or check the model")
+            f"{redone}): {self.reasons.get(status, 'unknown failure')} ({self._detail(status, err)}); reduce the "
+            f"step or check the model")
 
 
 class GeneralizedAlphaIntegrator(ALFIntegrator):
