@@ -92,6 +92,7 @@ from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW, add_contact_forces
 from .linalg import env_cholesky, env_solve_permuted
 from .model_arrays import ModelArrays
 from .passive_cylinder import store_end_accelerations
+from .row_hessians import add_geometric_stiffness
 from .system import (
     VARIANT_CONSERVATIVE,
     VARIANT_DAMPED,
@@ -419,7 +420,10 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 V_s += add_contact_forces(mx, q, r, o, R, vo, wm, h, zs, zn, Q, fo[5], fo[8])
             eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
             mass_blocks(bv, q, mb)
-            if it > 0:
+            # energy-consistent: no AL update after a correction whose quadratic remainder |dq|^2 (the Phi it
+            # leaves) exceeds tol, where c Phi / s would be a spurious multiplier jump to be undone (halves the
+            # next correction only); the converged step's update below always applies
+            if it > 0 and not (ec and err_prev * err_prev > tol):
                 for k in range(nr):
                     lam_s[k] += alpha * phi[k]
             if has_jf:       # joint friction loaded by the iterate's multiplier estimate (module docstring)
@@ -437,6 +441,12 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 chord_jacobian(jac2, jac, jk)
                 jac_t_times(rc, jk, y, res, 1.0)
                 assemble_iteration_matrix(bv, mb, jk, 0.5 * c, Wx, use_fd, pat, val)
+                # geometric stiffness s sum_k lam_k d2Phi_k/dq2 (point rows, kernels/row_hessians.py), the part
+                # of d(K^T y)/dq that stays as Phi -> 0, with the chord multiplier extrapolated to the step's
+                # middle, 2 lam_n - lam*_n (lam*_n: the last chord's; the iterates' lam* jump by c Phi / s)
+                for k in range(nr):
+                    y2[k] = 2.0 * lam[k] - lam0[k]
+                add_geometric_stiffness(m, r, o, y2, hh4, jp_ptr, jp, val)
             else:
                 for i in range(n):
                     res[i] -= hh4 * Q[i]
@@ -444,6 +454,10 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 assemble_iteration_matrix(bv, mb, jac, c, Wx, use_fd, pat, val)
             iters = it + 1
             bad = env_cholesky(first, ptr, val, pivot)
+            if bad >= 0 and ec:
+                # compressive rows can make the geometric stiffness indefinite: keep T = W + c/2 K^T K then
+                assemble_iteration_matrix(bv, mb, jk, 0.5 * c, Wx, use_fd, pat, val)
+                bad = env_cholesky(first, ptr, val, pivot)
             if bad >= 0:
                 status = SINGULAR
                 err = float(bad)             # the failing envelope row, for the error message
