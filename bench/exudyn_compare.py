@@ -566,10 +566,10 @@ def equal_accuracy_step(case: Case, acc_e: float, acc_f: float, info_f: dict, ru
     accuracy is at least Exudyn's ``acc_e``, searched on the measured accuracy: a bracket [h_ok, h_bad] (accuracy
     met / not met; a failed run counts as not met) narrowed by at most ``runs`` further runs, each at the step
     where the power law acc = a h^p through the bracket's two ends reaches acc_e (the order p measured, not
-    assumed; first guess p = 2 from h alone), moved to the bracket's geometric middle when that lands in the
-    bracket's outer tenths (in log h) or when an end is still open (then a factor 8 / 1/8 at most); stops when
-    the bracket is within 10 %. Returns (h, accuracy, run info of that step, every (h, accuracy) tried); info is
-    None if no tried step met the accuracy."""
+    assumed; while an end is still open, p = 2 from the one point, a factor 8 / 1/8 at most), moved to the
+    bracket's geometric middle when that lands in the bracket's upper tenth (in log h); stops when the bracket is
+    within 10 % or the power law puts the answer at the met end. Returns (h, accuracy, run info of that step,
+    every (h, accuracy) tried); info is None if no tried step met the accuracy."""
     h0, lo_lim, hi_lim = case.h, case.h / 8.0, case.h * 8.0
     ok = (h0, acc_f, info_f) if acc_f <= acc_e else None       # largest step meeting acc_e so far
     bad = None if acc_f <= acc_e else (h0, acc_f)              # smallest step missing it so far
@@ -586,15 +586,19 @@ def equal_accuracy_step(case: Case, acc_e: float, acc_f: float, info_f: dict, ru
         if ok is not None and bad is not None:
             (h1, a1), (h2, a2) = (ok[0], ok[1]), bad
             p = math.log(a2 / a1) / math.log(h2 / h1) if a1 > 0.0 and math.isfinite(a2) and a2 > a1 else 0.0
-            x = math.log(h1) + math.log(acc_e / a1) / p if p > 0.0 else 0.5 * (math.log(h1) + math.log(h2))
             lo, hi = math.log(h1), math.log(h2)
-            if not lo + 0.1 * (hi - lo) <= x <= hi - 0.1 * (hi - lo):
+            x = lo + math.log(acc_e / a1) / p if p > 0.0 else 0.5 * (lo + hi)
+            if x < lo + 0.05 * (hi - lo):     # the met end is (within 5 %) where the power law reaches acc_e
+                break
+            if x > hi - 0.1 * (hi - lo):
                 x = 0.5 * (lo + hi)
-            h = math.exp(x)
+            h = math.exp(max(x, lo + 0.1 * (hi - lo)))
         else:
             h_ref, a_ref = (ok[0], ok[1]) if ok is not None else bad
             h = h_ref * min(8.0, max(0.125, math.sqrt(acc_e / a_ref) if a_ref > 0.0 else 8.0))
             h = min(hi_lim, max(lo_lim, h))
+            if ok is not None and h < 1.1 * ok[0]:   # met at (or within 10 % of) the estimated step already
+                break
         h = whole(h)
         try:
             st, info = run_fmu_mbs(case.cm, case.start, case.t_end, h, **case.options)
