@@ -65,15 +65,20 @@ M_n at_n + gc_n = Q_n for any M(q)); the residual is
 
   f(q) = s (M qdd - Q - gc_n) + K^T (s lam* + c Phi),   qdd = 4/h^2 d - 4/h vt_n - at_n,
 
-with the symmetric iteration matrix T = W + c/2 K^T K (the true constraint tangent c K^T Phi_q(q_1) is not
-symmetric: each Newton correction is refined by fixed-point passes dq <- -T^-1 (f + c/2 K^T (Phi_q(q_1) -
-Phi_q(q_n)) dq), which contract by about half the rotation of a row per step). The velocity constraint of the
+with the symmetric iteration matrix T = W + c/2 K^T K + s sum_k lh_k d2Phi_k/dq2 (the true constraint tangent
+c K^T Phi_q(q_1) is not symmetric: each Newton correction is refined by fixed-point passes dq <- -T^-1 (f + c/2 K^T
+(Phi_q(q_1) - Phi_q(q_n)) dq), which contract by about half the rotation of a row per step). The last term is the
+geometric stiffness of the point rows (kernels/row_hessians.py) with the multiplier extrapolated to the step's
+middle, lh = 2 lam_n - lam*_n; without it Newton is linear with rate h^2 lam / (4 m) (E7.2: 5.4 iterations per step
+at h = 1 ms, 3.0 with it); if it makes T indefinite the iteration drops it. The AL update lam* += alpha Phi is
+skipped after a correction with |dq|^2 > tol: the Phi of its quadratic remainder would make a multiplier jump
+c Phi / s that the next correction has to undo (it halved that correction only). The velocity constraint of the
 state is not enforced (Phi_q(q_mid) (vt_n + vt_1) = 0 holds; the end-point violation stays bounded); the
 reported qd and qdd are the consistent ones: qd the mass-orthogonal projection of vt, qdd and lam the
 augmented-Lagrangian solution of M qdd + Phi_q^T lam = Q, Phi_q qdd = gamma(q, qd) started from at (in
 correction form: T dqdd = gc - Phi_q^T lam* + c Phi_q^T (gamma - Phi_q at), lam = lam* + c (Phi_q qdd - gamma)).
 These outputs do not feed back into the step, so the projections remove no energy. Measured on E7.2 (h = 1 ms,
-20 s): |E - E0|/E0 = 4e-7 (ALI3-P 2.9e-2; the book's joint-coordinate trapezoid 4.6e-4).
+20 s): |E - E0|/E0 = 3e-7 (ALI3-P 2.9e-2; the book's joint-coordinate trapezoid 4.6e-4).
 
 Energy bookkeeping per step (trapezoidal in time): W_diss = int P_diss dt with P_diss the power
 removed by dampers, W_in = int P_in dt with P_in the power of time functions, loads, inputs,
@@ -94,6 +99,7 @@ from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW, add_contact_forces
 from .linalg import env_cholesky, env_solve_permuted
 from .model_arrays import ModelArrays
 from .passive_cylinder import store_end_accelerations
+from .row_hessians import add_geometric_stiffness
 from .system import (
     VARIANT_CONSERVATIVE,
     VARIANT_DAMPED,
@@ -428,7 +434,10 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 V_s += add_contact_forces(mx, q, r, o, R, vo, wm, h, zs, zn, Q, fo[5], fo[8])
             eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
             mass_blocks(bv, q, mb)
-            if it > 0:
+            # energy-consistent: no AL update after a correction whose quadratic remainder |dq|^2 (the Phi it
+            # leaves) exceeds tol, where c Phi / s would be a spurious multiplier jump to be undone (halves the
+            # next correction only); the converged step's update below always applies
+            if it > 0 and not (ec and err_prev * err_prev > tol):
                 for k in range(nr):
                     lam_s[k] += alpha * phi[k]
             if has_jf:       # joint friction loaded by the iterate's multiplier estimate (module docstring)
@@ -446,6 +455,12 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 chord_jacobian(jac2, jac, jk)
                 jac_t_times(rc, jk, y, res, 1.0)
                 assemble_iteration_matrix(bv, mb, jk, 0.5 * c, Wx, use_fd, pat, val)
+                # geometric stiffness s sum_k lam_k d2Phi_k/dq2 (point rows, kernels/row_hessians.py), the part
+                # of d(K^T y)/dq that stays as Phi -> 0, with the chord multiplier extrapolated to the step's
+                # middle, 2 lam_n - lam*_n (lam*_n: the last chord's; the iterates' lam* jump by c Phi / s)
+                for k in range(nr):
+                    y2[k] = 2.0 * lam[k] - lam0[k]
+                add_geometric_stiffness(m, r, o, y2, hh4, jp_ptr, jp, val)
             else:
                 for i in range(n):
                     res[i] -= hh4 * Q[i]
@@ -453,6 +468,10 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
                 assemble_iteration_matrix(bv, mb, jac, c, Wx, use_fd, pat, val)
             iters = it + 1
             bad = env_cholesky(first, ptr, val, pivot)
+            if bad >= 0 and ec:
+                # compressive rows can make the geometric stiffness indefinite: keep T = W + c/2 K^T K then
+                assemble_iteration_matrix(bv, mb, jk, 0.5 * c, Wx, use_fd, pat, val)
+                bad = env_cholesky(first, ptr, val, pivot)
             if bad >= 0:
                 status = SINGULAR
                 err = float(bad)             # the failing envelope row, for the error message
