@@ -277,6 +277,35 @@ def consistent_accelerations(row_cols, jac, gamma, lam_g, c, gc, first, ptr, val
         lam[k] = lam_g[k] + c * (sk - gamma[k])
 
 
+@njit(cache=True, _nrt=False)
+def record_step(m, step, iters, V, q, qd, qdd, lam, zs, phi, jac, nu, gamma, sc, rep, rec_q, rec_qd, rec_qdd, rec_lam,
+                rec_z):
+    """Report row ``step`` of an accepted step (REP_*: ``iters``, residuals of the rows phi, jac, nu, gamma at the
+    state, energies with the elastic energy V and the work in sc), and the state into rec_* if they have rows."""
+    res_pos = 0.0
+    for k in range(phi.shape[0]):
+        if abs(phi[k]) > res_pos:
+            res_pos = abs(phi[k])
+    rep[step, REP_ITER] = iters
+    rep[step, REP_PHI] = res_pos
+    res_vel, res_acc, e_kin, e_pot = step_report(m, q, qd, qdd, jac, nu, gamma)
+    rep[step, REP_VEL] = res_vel
+    rep[step, REP_ACC] = res_acc
+    rep[step, REP_KIN] = e_kin
+    rep[step, REP_POT] = e_pot + V
+    rep[step, REP_DISS] = sc[SC_W_DISS]
+    rep[step, REP_IN] = sc[SC_W_IN]
+    if rec_q.shape[0] > 0:
+        for i in range(q.shape[0]):
+            rec_q[step, i] = q[i]
+            rec_qd[step, i] = qd[i]
+            rec_qdd[step, i] = qdd[i]
+        for k in range(lam.shape[0]):
+            rec_lam[step, k] = lam[k]
+        for k in range(zs.shape[0]):
+            rec_z[step, k] = zs[k]
+
+
 @njit(cache=True)
 def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z):
     """Advance the state ``st`` by n_steps steps of size h (s). Returns (status, steps done, max |dq| of
@@ -331,7 +360,6 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
     for b in range(colors.shape[0]):
         if colors[b] + 1 > n_colors:
             n_colors = colors[b] + 1
-    record = rec_q.shape[0] > 0
     has_contact = fo[5].shape[0] > 0
     has_jf = m.jf_type.shape[0] > 0
 
@@ -608,26 +636,6 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
         sc[SC_P_IN] = p_in1
         sc[SC_T] = t1
         sc[SC_STEPS] += 1.0
-        res_pos = 0.0
-        for k in range(nr):
-            if abs(phi2[k]) > res_pos:
-                res_pos = abs(phi2[k])
-        rep[step, REP_ITER] = iters
-        rep[step, REP_PHI] = res_pos
-        res_vel, res_acc, e_kin, e_pot = step_report(m, q, qd, qdd, jac2, nu2, gamma2)
-        rep[step, REP_VEL] = res_vel
-        rep[step, REP_ACC] = res_acc
-        rep[step, REP_KIN] = e_kin
-        rep[step, REP_POT] = e_pot + V_s
-        rep[step, REP_DISS] = sc[SC_W_DISS]
-        rep[step, REP_IN] = sc[SC_W_IN]
-        if record:
-            for i in range(n):
-                rec_q[step, i] = q[i]
-                rec_qd[step, i] = qd[i]
-                rec_qdd[step, i] = qdd[i]
-            for k in range(nr):
-                rec_lam[step, k] = lam[k]
-            for k in range(zs.shape[0]):
-                rec_z[step, k] = zs[k]
+        record_step(m, step, iters, V_s, q, qd, qdd, lam, zs, phi2, jac2, nu2, gamma2, sc, rep, rec_q, rec_qd, rec_qdd,
+                    rec_lam, rec_z)
     return OK, n_steps, 0.0

@@ -57,14 +57,6 @@ from .integrate_alf import (
     OPT_NONCONS,
     OPT_PIVOT,
     OPT_TOL,
-    REP_ACC,
-    REP_DISS,
-    REP_IN,
-    REP_ITER,
-    REP_KIN,
-    REP_PHI,
-    REP_POT,
-    REP_VEL,
     SC_EC_READY,
     SC_P_DISS,
     SC_P_IN,
@@ -74,6 +66,7 @@ from .integrate_alf import (
     SC_W_IN,
     SINGULAR,
     project,
+    record_step,
 )
 from .linalg import env_cholesky, env_solve_permuted
 from .model_arrays import ModelArrays
@@ -93,7 +86,6 @@ from .system import (
     mass_blocks,
     mass_times,
     powers,
-    step_report,
 )
 
 N_EVALUATIONS = 2   # force evaluations per step (reported as the step's 'iterations')
@@ -206,7 +198,6 @@ def explicit_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, 
     if noncons and balance:
         md = force_variant(m, off, VARIANT_DAMPED)
         mc = force_variant(m, off, VARIANT_CONSERVATIVE)
-    record = rec_q.shape[0] > 0
     has_contact = fo[5].shape[0] > 0
     has_jf = m.jf_type.shape[0] > 0
     hh = 0.5 * h
@@ -338,28 +329,8 @@ def explicit_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, 
         sc[SC_P_IN] = p_in
         sc[SC_T] = t1
         sc[SC_STEPS] += 1.0
-        res_pos = 0.0
-        for k in range(nr):
-            if abs(phi[k]) > res_pos:
-                res_pos = abs(phi[k])
-        rep[step, REP_ITER] = N_EVALUATIONS
-        rep[step, REP_PHI] = res_pos
-        res_vel, res_acc, e_kin, e_pot = step_report(m, q, qd, qdd, jac, nu, gamma)
-        rep[step, REP_VEL] = res_vel
-        rep[step, REP_ACC] = res_acc
-        rep[step, REP_KIN] = e_kin
-        rep[step, REP_POT] = e_pot + V
-        rep[step, REP_DISS] = sc[SC_W_DISS]
-        rep[step, REP_IN] = sc[SC_W_IN]
-        if record:
-            for i in range(n):
-                rec_q[step, i] = q[i]
-                rec_qd[step, i] = qd[i]
-                rec_qdd[step, i] = qdd[i]
-            for k in range(nr):
-                rec_lam[step, k] = lam[k]
-            for k in range(zs.shape[0]):
-                rec_z[step, k] = zs[k]
+        record_step(m, step, N_EVALUATIONS, V, q, qd, qdd, lam, zs, phi, jac, nu, gamma, sc, rep, rec_q, rec_qd,
+                    rec_qdd, rec_lam, rec_z)
     return OK, n_steps, 0.0
 
 
