@@ -44,8 +44,8 @@ import numpy as np
 from numba import njit
 
 from .broad_phase import candidate_pairs_ws, shape_aabb
-from .contact_geometry import MAX_POINTS, SHAPE_PLANE, collide
-from .frames import add_wrench
+from .contact_geometry import MAX_POINTS, SHAPE_PLANE, SHAPE_SPHERE, collide, sphere_plane, sphere_sphere
+from .frames import add_body_wrench
 from .functions import eval_curve
 
 # normal laws
@@ -125,28 +125,37 @@ def _curve_inverse(curve_par, adr, n, y):
 
 
 @njit(cache=True, _nrt=False)
-def normal_force(m, c, k, d, dd, h, zs, zn, zr, zw, full):
-    """(fn, elastic potential) of one contact point of contact c; zr / zw: its state record in the committed
+def _table_force(curve_par, curves, d, zs, zn, zr, zw, full):
+    """(fn, elastic potential) of the table law (curves = [loading adr, n, unloading adr, n])."""
+    fl, _, V = eval_curve(curve_par, curves[0], curves[1], d)
+    f = fl
+    dm = d
+    if zr >= 0:
+        dm = max(zs[zr + R_DM], d)
+    if zw >= 0:
+        zn[zw + R_DM] = dm
+    if full and curves[3] > 0 and d < dm:
+        fm, _, _ = eval_curve(curve_par, curves[0], curves[1], dm)
+        shift = _curve_inverse(curve_par, curves[2], curves[3], fm) - dm
+        fu, _, _ = eval_curve(curve_par, curves[2], curves[3], d + shift)
+        f = min(fl, fu)
+    return max(f, 0.0), V
+
+
+@njit(cache=True, _nrt=False)
+def normal_force(law, par, curve_par, curves, k, d, dd, h, zs, zn, zr, zw, full):
+    """(fn, elastic potential) of one contact point of a contact element with the normal law ``law``, its
+    parameters ``par`` (CP_* columns) and curve addresses ``curves``; zr / zw: its state record in the committed
     table zs / the candidate table zn, or -1 (none committed / not stored)."""
-    law = m.cont_law[c]
-    par = m.cont_par[c]
     if law == LAW_TABLE:
-        fl, _, V = eval_curve(m.curve_par, m.cont_curves[c, 0], m.cont_curves[c, 1], d)
-        f = fl
-        dm = d
-        if zr >= 0:
-            dm = max(zs[zr + R_DM], d)
-        if zw >= 0:
-            zn[zw + R_DM] = dm
-        if full and m.cont_curves[c, 3] > 0 and d < dm:
-            fm, _, _ = eval_curve(m.curve_par, m.cont_curves[c, 0], m.cont_curves[c, 1], dm)
-            shift = _curve_inverse(m.curve_par, m.cont_curves[c, 2], m.cont_curves[c, 3], fm) - dm
-            fu, _, _ = eval_curve(m.curve_par, m.cont_curves[c, 2], m.cont_curves[c, 3], d + shift)
-            f = min(fl, fu)
-        return max(f, 0.0), V
+        return _table_force(curve_par, curves, d, zs, zn, zr, zw, full)
     ex = par[CP_EXPONENT]
-    fe = k * d ** ex
-    V = k * d ** (ex + 1.0) / (ex + 1.0)
+    if ex == 1.0:       # the linear law without pow (two calls cost ~1/3 of a point's forces): pow(d, 1) = d
+        fe = k * d
+        V = k * (d * d) / 2.0
+    else:
+        fe = k * d ** ex
+        V = k * d ** (ex + 1.0) / (ex + 1.0)
     fd = 0.0
     if law == LAW_LINEAR or law == LAW_HERTZ:
         if full:
@@ -216,16 +225,6 @@ def friction_law(model, par, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, zr, zw):
     return -(g + cv) * vt0, -(g + cv) * vt1, -(g + cv) * vt2
 
 
-@njit(cache=True, _nrt=False)
-def friction_force(m, c, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, zr, zw):
-    """Friction force (3) on the a side of one contact point of contact c; zr / zw: its state record in the
-    committed / candidate table (-1: none)."""
-    return friction_law(m.cont_friction[c], m.cont_par[c], fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn,
-                        zr + R_S if zr >= 0 else -1, zw + R_S if zw >= 0 else -1)
-
-
-
-
 @njit(cache=True, inline="always")
 def _slot0(s, t, i, cap):
     return ((s * 73856093) ^ (t * 19349663) ^ (i * 83492791)) & (cap - 1)
@@ -274,73 +273,25 @@ def state_insert(z, adr, cap, s, t, i, used, stat):
 
 
 @njit(cache=True, _nrt=False)
-def _wrench_at(m, mk, q, r, p0, p1, p2, F0, F1, F2, scale, Q):
+def _wrench_at(marker_body, body_kind, body_q_adr, dim, mk, q, r, p0, p1, p2, F0, F1, F2, scale, Q):
     """Q += scale * (force F at the world point p on the body of marker mk)."""
-    b = m.marker_body[mk]
+    b = marker_body[mk]
     if b < 0:
         return
     s0, s1, s2 = p0 - r[b, 0], p1 - r[b, 1], p2 - r[b, 2]
-    add_wrench(m, b, q, F0, F1, F2, s1 * F2 - s2 * F1, s2 * F0 - s0 * F2, s0 * F1 - s1 * F0, scale, Q)
+    add_body_wrench(body_kind[b], body_q_adr[b], dim, q, F0, F1, F2, s1 * F2 - s2 * F1, s2 * F0 - s0 * F2,
+                    s0 * F1 - s1 * F0, scale, Q)
 
 
 @njit(cache=True, _nrt=False)
-def pair_stiffness(m, c, sa, sb):
+def pair_stiffness(cont_par, cont_law, shape_compliance, shape_inv_radius, c, sa, sb):
     """k of contact c between shapes sa and sb: the given stiffness, or Hertz 4/3 E* sqrt(R*) (N/m^n)."""
-    k = m.cont_par[c, CP_STIFFNESS]
-    if k > 0.0 or m.cont_law[c] == LAW_TABLE:
+    k = cont_par[c, CP_STIFFNESS]
+    if k > 0.0 or cont_law[c] == LAW_TABLE:
         return k
-    e_star = 1.0 / (m.shape_compliance[sa] + m.shape_compliance[sb])
-    inv_r = m.shape_inv_radius[sa] + m.shape_inv_radius[sb]
+    e_star = 1.0 / (shape_compliance[sa] + shape_compliance[sb])
+    inv_r = shape_inv_radius[sa] + shape_inv_radius[sb]
     return 4.0 / 3.0 * e_star * math.sqrt(1.0 / inv_r)
-
-
-@njit(cache=True, _nrt=False)
-def pair_forces(m, c, sa, sb, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, out, used, stat):
-    """Q += the forces of contact c between shapes sa (its a side) and sb; returns their elastic energy (J)."""
-    ka = m.shape_marker[sa]
-    kb = m.shape_marker[sb]
-    n = collide(m.shape_kind[sa], m.shape_par[sa], o[ka], R[ka], m.shape_kind[sb], m.shape_par[sb], o[kb], R[kb],
-                m.mesh_ptr, m.mesh_verts, m.mesh_tri_ptr, m.mesh_tris, out)
-    if n <= 0:
-        return 0.0
-    full = m.cont_dissipative[0] != 0
-    k = pair_stiffness(m, c, sa, sb)
-    stateful = m.cont_law[c] >= LAW_HUNT_CROSSLEY or m.cont_friction[c] == FRICTION_BRISTLE
-    adr = m.cont_state[0]
-    cap = m.cont_state[1]
-    V = 0.0
-    for i in range(min(n, MAX_POINTS)):
-        d = out[i, 0]
-        n0, n1, n2 = out[i, 1], out[i, 2], out[i, 3]
-        p0, p1, p2 = out[i, 4], out[i, 5], out[i, 6]
-        # velocities of the material points at p: vo + w x (p - o) of each marker
-        la0, la1, la2 = p0 - o[ka, 0], p1 - o[ka, 1], p2 - o[ka, 2]
-        lb0, lb1, lb2 = p0 - o[kb, 0], p1 - o[kb, 1], p2 - o[kb, 2]
-        v0 = (vo[ka, 0] + wm[ka, 1] * la2 - wm[ka, 2] * la1) - (vo[kb, 0] + wm[kb, 1] * lb2 - wm[kb, 2] * lb1)
-        v1 = (vo[ka, 1] + wm[ka, 2] * la0 - wm[ka, 0] * la2) - (vo[kb, 1] + wm[kb, 2] * lb0 - wm[kb, 0] * lb2)
-        v2 = (vo[ka, 2] + wm[ka, 0] * la1 - wm[ka, 1] * la0) - (vo[kb, 2] + wm[kb, 0] * lb1 - wm[kb, 1] * lb0)
-        vn = v0 * n0 + v1 * n1 + v2 * n2
-        zr = -1
-        zw = -1
-        if stateful:
-            zr = state_find(zs, adr, cap, sa, sb, i)
-            zw = state_insert(zn, adr, cap, sa, sb, i, used, stat)
-        fn, Ve = normal_force(m, c, k, d, -vn, h, zs, zn, zr, zw, full)
-        V += Ve
-        f0, f1, f2 = 0.0, 0.0, 0.0
-        if full and m.cont_friction[c] != FRICTION_NONE:
-            f0, f1, f2 = friction_force(m, c, fn, n0, n1, n2, v0 - vn * n0, v1 - vn * n1, v2 - vn * n2, h, zs, zn,
-                                        zr, zw)
-        F0, F1, F2 = fn * n0 + f0, fn * n1 + f1, fn * n2 + f2
-        _wrench_at(m, ka, q, r, p0, p1, p2, F0, F1, F2, 1.0, Q)
-        _wrench_at(m, kb, q, r, p0, p1, p2, F0, F1, F2, -1.0, Q)
-        cont_out[c, 0] += fn
-        cont_out[c, 1] += f0
-        cont_out[c, 2] += f1
-        cont_out[c, 3] += f2
-        if d > cont_out[c, 4]:
-            cont_out[c, 4] = d
-    return V
 
 
 @njit(cache=True, _nrt=False)
@@ -352,6 +303,12 @@ def contact_candidates(m, o, R, cw):
     margin = fpar[FP_MARGIN]
     for s in range(ns):
         k = m.shape_marker[s]
+        if m.shape_kind[s] == SHAPE_SPHERE:     # shape_aabb's sphere branch, without the call's array set-up
+            e = m.shape_par[s, 0]
+            for i in range(3):
+                lo[s, i] = o[k, i] - e - margin
+                hi[s, i] = o[k, i] + e + margin
+            continue
         shape_aabb(m.shape_kind[s], m.shape_par[s], o[k], R[k], m.mesh_ptr, m.mesh_verts, lo[s], hi[s])
         for i in range(3):
             lo[s, i] -= margin
@@ -369,24 +326,34 @@ def contact_candidates(m, o, R, cw):
 
 
 @njit(cache=True, _nrt=False)
+def _pair_element(shape_body, shape_sig, sig_contact, sig_swap, s, t):
+    """``pair_contact`` on plain arrays."""
+    if shape_body[s] == shape_body[t]:
+        return -1, s, t
+    ss = shape_sig[s]
+    st = shape_sig[t]
+    c = sig_contact[ss, st]
+    if c >= 0 and sig_swap[ss, st] != 0:
+        return c, t, s
+    return c, s, t
+
+
+@njit(cache=True, _nrt=False)
 def pair_contact(m, s, t):
     """(contact element, a-side shape, b-side shape) of a candidate pair, or (-1, s, t) if no contact pairs
     them or they sit on one body."""
-    if m.shape_body[s] == m.shape_body[t]:
-        return -1, s, t
-    ss = m.shape_sig[s]
-    st = m.shape_sig[t]
-    c = m.sig_contact[ss, st]
-    if c >= 0 and m.sig_swap[ss, st] != 0:
-        return c, t, s
-    return c, s, t
+    return _pair_element(m.shape_body, m.shape_sig, m.sig_contact, m.sig_swap, s, t)
 
 
 @njit(cache=True, _nrt=False)
 def add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, cw):
     """Q += every contact force at the marker frames (o, R, vo, wm) and body positions r; returns the elastic
     energy of the normal forces (J). Writes the candidate contact states zn (records only for the points in
-    contact) and cont_out (n_contacts, 5) = [fn, ft (3), depth]. ``cw``: the contact workspace."""
+    contact) and cont_out (n_contacts, 5) = [fn, ft (3), depth]. ``cw``: the contact workspace.
+
+    One loop over the candidate pairs with everything per pair and per point in its body: no call inside it
+    passes ModelArrays (each such call cost ~0.1-0.2 us of argument set-up, measured ~0.3 us per pair in all),
+    and sphere-sphere / sphere-plane pairs skip the general ``collide`` dispatch (contact_geometry fast paths)."""
     for c in range(cont_out.shape[0]):
         for j in range(N_CONT_OUT):
             cont_out[c, j] = 0.0
@@ -394,6 +361,7 @@ def add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, cw):
         return 0.0
     pairs, out, stat, used = cw[3], cw[4], cw[8], cw[9]
     adr = m.cont_state[0]
+    cap = m.cont_state[1]
     for k in range(stat[ST_USED]):             # the records of the last evaluation
         base = adr + Z_RECORD * used[k]
         for j in range(Z_RECORD):
@@ -402,11 +370,73 @@ def add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, cw):
     n = contact_candidates(m, o, R, cw)
     if n > pairs.shape[0]:
         return 0.0                             # ST_PAIR_OVERFLOW: the caller grows the buffer and evaluates again
+    full = m.cont_dissipative[0] != 0
+    shape_kind, shape_par, shape_marker = m.shape_kind, m.shape_par, m.shape_marker
+    cont_law, cont_par, cont_friction = m.cont_law, m.cont_par, m.cont_friction
+    marker_body, body_kind, body_q_adr, dim = m.marker_body, m.body_kind, m.body_q_adr, m.dim
     V = 0.0
-    for k in range(n):
-        c, sa, sb = pair_contact(m, pairs[k, 0], pairs[k, 1])
-        if c >= 0:
-            V += pair_forces(m, c, sa, sb, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, out, used, stat)
+    for kp in range(n):
+        c, sa, sb = _pair_element(m.shape_body, m.shape_sig, m.sig_contact, m.sig_swap, pairs[kp, 0], pairs[kp, 1])
+        if c < 0:
+            continue
+        ka = shape_marker[sa]
+        kb = shape_marker[sb]
+        kind_a = shape_kind[sa]
+        kind_b = shape_kind[sb]
+        if kind_a == SHAPE_SPHERE and kind_b == SHAPE_SPHERE:
+            npt = sphere_sphere(shape_par[sa, 0], o[ka, 0], o[ka, 1], o[ka, 2],
+                                shape_par[sb, 0], o[kb, 0], o[kb, 1], o[kb, 2], out)
+        elif kind_a == SHAPE_SPHERE and kind_b == SHAPE_PLANE:
+            npt = sphere_plane(shape_par[sa, 0], o[ka, 0], o[ka, 1], o[ka, 2], o[kb, 0], o[kb, 1], o[kb, 2],
+                               R[kb, 0, 2], R[kb, 1, 2], R[kb, 2, 2], 1.0, out)
+        elif kind_a == SHAPE_PLANE and kind_b == SHAPE_SPHERE:
+            npt = sphere_plane(shape_par[sb, 0], o[kb, 0], o[kb, 1], o[kb, 2], o[ka, 0], o[ka, 1], o[ka, 2],
+                               R[ka, 0, 2], R[ka, 1, 2], R[ka, 2, 2], -1.0, out)
+        else:
+            npt = collide(kind_a, shape_par[sa], o[ka], R[ka], kind_b, shape_par[sb], o[kb], R[kb],
+                          m.mesh_ptr, m.mesh_verts, m.mesh_tri_ptr, m.mesh_tris, out)
+        if npt <= 0:
+            continue
+        # per contact element
+        law = cont_law[c]
+        fmodel = cont_friction[c]
+        k = pair_stiffness(cont_par, cont_law, m.shape_compliance, m.shape_inv_radius, c, sa, sb)
+        stateful = law >= LAW_HUNT_CROSSLEY or fmodel == FRICTION_BRISTLE
+        Vp = 0.0
+        for i in range(min(npt, MAX_POINTS)):
+            d = out[i, 0]
+            n0, n1, n2 = out[i, 1], out[i, 2], out[i, 3]
+            p0, p1, p2 = out[i, 4], out[i, 5], out[i, 6]
+            # velocities of the material points at p: vo + w x (p - o) of each marker
+            la0, la1, la2 = p0 - o[ka, 0], p1 - o[ka, 1], p2 - o[ka, 2]
+            lb0, lb1, lb2 = p0 - o[kb, 0], p1 - o[kb, 1], p2 - o[kb, 2]
+            v0 = (vo[ka, 0] + wm[ka, 1] * la2 - wm[ka, 2] * la1) - (vo[kb, 0] + wm[kb, 1] * lb2 - wm[kb, 2] * lb1)
+            v1 = (vo[ka, 1] + wm[ka, 2] * la0 - wm[ka, 0] * la2) - (vo[kb, 1] + wm[kb, 2] * lb0 - wm[kb, 0] * lb2)
+            v2 = (vo[ka, 2] + wm[ka, 0] * la1 - wm[ka, 1] * la0) - (vo[kb, 2] + wm[kb, 0] * lb1 - wm[kb, 1] * lb0)
+            vn = v0 * n0 + v1 * n1 + v2 * n2
+            zr = -1
+            zw = -1
+            if stateful:
+                zr = state_find(zs, adr, cap, sa, sb, i)
+                zw = state_insert(zn, adr, cap, sa, sb, i, used, stat)
+            fn, Ve = normal_force(law, cont_par[c], m.curve_par, m.cont_curves[c], k, d, -vn, h, zs, zn, zr, zw,
+                                  full)
+            Vp += Ve
+            f0, f1, f2 = 0.0, 0.0, 0.0
+            if full and fmodel != FRICTION_NONE:
+                f0, f1, f2 = friction_law(fmodel, cont_par[c], fn, n0, n1, n2, v0 - vn * n0, v1 - vn * n1,
+                                          v2 - vn * n2, h, zs, zn, zr + R_S if zr >= 0 else -1,
+                                          zw + R_S if zw >= 0 else -1)
+            F0, F1, F2 = fn * n0 + f0, fn * n1 + f1, fn * n2 + f2
+            _wrench_at(marker_body, body_kind, body_q_adr, dim, ka, q, r, p0, p1, p2, F0, F1, F2, 1.0, Q)
+            _wrench_at(marker_body, body_kind, body_q_adr, dim, kb, q, r, p0, p1, p2, F0, F1, F2, -1.0, Q)
+            cont_out[c, 0] += fn
+            cont_out[c, 1] += f0
+            cont_out[c, 2] += f1
+            cont_out[c, 3] += f2
+            if d > cont_out[c, 4]:
+                cont_out[c, 4] = d
+        V += Vp
     return V
 
 

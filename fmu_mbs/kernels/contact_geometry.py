@@ -802,3 +802,24 @@ def collide(kind_a, par_a, o_a, R_a, kind_b, par_b, o_b, R_b, mesh_ptr, mesh_ver
         out[i, 2] = -out[i, 2]
         out[i, 3] = -out[i, 3]
     return n
+
+
+# --- fast paths: the commonest pairs with scalar arguments (no array set-up per call; same arithmetic) ----------
+
+@njit(cache=True, _nrt=False)
+def sphere_sphere(ra, a0, a1, a2, rb, b0, b1, b2, out):
+    """``collide`` of sphere a (radius ra, centre a) against sphere b: 0 or 1 point in ``out``, the same rows."""
+    return _sphere_sphere(ra, (a0, a1, a2), rb, (b0, b1, b2), (0.0, 0.0, 1.0), out, 0)
+
+
+@njit(cache=True, _nrt=False)
+def sphere_plane(r, c0, c1, c2, p0, p1, p2, m0, m1, m2, sign, out):
+    """``collide`` of a sphere (radius r, centre c) and a plane (point p, unit normal m): 0 or 1 point in ``out``;
+    sign = 1 with the sphere as side a, -1 with the plane as side a (the normal flipped, as collide does)."""
+    n = _sphere_plane(r, (c0, c1, c2), (p0, p1, p2), (m0, m1, m2), out, 0)
+    if sign < 0.0:
+        for i in range(n):
+            out[i, 1] = -out[i, 1]
+            out[i, 2] = -out[i, 2]
+            out[i, 3] = -out[i, 3]
+    return n
