@@ -112,26 +112,28 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
             info[key][i] = rep[j]
         info["iterations"][i], info["rejected"][i] = totals
 
-    if abs(output_step - step) <= 1e-12 * step and np.allclose(np.diff(t_out), step, rtol=1e-9,
-                                                                                 atol=0.0):
-        i = 1
-        while i < N:                                   # every step is an output: record in chunks
-            k = min(_CHUNK_STEPS, N - i)
-            rep, rq, rqd, rqdd, rlam, rz = ig.advance(k, step, record=True)
-            rows = slice(i, i + k)
-            q[rows], qd[rows], qdd[rows], lam[rows], z[rows] = rq, rqd, rqdd, rlam, rz
-            for j, key in enumerate(REPORT_KEYS):
-                info[key][rows] = rep[:, j]
-            i += k
-            ig.sc[SC_T] = t_out[i - 1]
-            if progress is not None:
-                progress((i - 1) / (N - 1))
-    else:
-        for i in range(1, N):
-            rep, rq, rqd, rqdd, rlam, rz = ig.advance_to(t_out[i], record=True)
-            store(i, rep[-1], rq[-1], rqd[-1], rqdd[-1], rlam[-1], rz[-1], (rep[:, 0].sum(), rep[:, -1].sum()))
-            if progress is not None:
-                progress(i / (N - 1))
+    # rows one step apart (all but maybe a shorter last one) are recorded in chunks of steps per call into numba
+    chunked = 1
+    if abs(output_step - step) <= 1e-12 * step:
+        regular = np.isclose(np.diff(t_out), step, rtol=1e-9, atol=0.0)
+        chunked = N if regular.all() else N - 1 if regular[:-1].all() else 1
+    i = 1
+    while i < chunked:
+        k = min(_CHUNK_STEPS, chunked - i)
+        rep, rq, rqd, rqdd, rlam, rz = ig.advance(k, step, record=True)
+        rows = slice(i, i + k)
+        q[rows], qd[rows], qdd[rows], lam[rows], z[rows] = rq, rqd, rqdd, rlam, rz
+        for j, key in enumerate(REPORT_KEYS):
+            info[key][rows] = rep[:, j]
+        i += k
+        ig.sc[SC_T] = t_out[i - 1]
+        if progress is not None:
+            progress((i - 1) / (N - 1))
+    for i in range(max(chunked, 1), N):          # rows further apart (or the shorter last one): one call per row
+        rep, rq, rqd, rqdd, rlam, rz = ig.advance_to(t_out[i], record=True)
+        store(i, rep[-1], rq[-1], rqd[-1], rqdd[-1], rlam[-1], rz[-1], (rep[:, 0].sum(), rep[:, -1].sum()))
+        if progress is not None:
+            progress(i / (N - 1))
     scheme = f", rho_inf {ig.rho_inf:g}" if integrator == "galpha" else ""
     return Trajectory(t_out, q, qd, qdd, lam, u=np.zeros((N, cm.n_inputs)), z=z, info=info,
                       analysis=f"dynamics ({integrator}{scheme}, step {step:g} s)")
