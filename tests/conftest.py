@@ -8,6 +8,31 @@ for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 
+# --- the FMUs' kernel cache, on the second core ---------------------------------------------------------------------
+# FMUs carry their own copy of the library (another import name, so another numba cache). On a fresh machine its
+# kernels would compile after the library's, one core busy and the other idle: several minutes of the CI run.
+# tests/warm_fmu_kernels.py fills that cache in a background process while the session compiles the library's.
+_WARMER = {"process": None}
+
+
+def _fmu_kernel_cache_is_empty() -> bool:
+    from fmu_mbs.adapters.fmu_build import vendored_package_name
+    from fmu_mbs.kernels import kernel_cache_dir
+    folder = os.path.basename(kernel_cache_dir()).replace("numba-fmu_mbs-", f"numba-{vendored_package_name()}-", 1)
+    path = os.path.join(os.path.dirname(kernel_cache_dir()), folder)
+    return not (os.path.isdir(path) and any(name.endswith(".nbi") for name in os.listdir(path)))
+
+
+def pytest_sessionstart(session):
+    if os.environ.get("FMU_MBS_NO_WARM") or not _fmu_kernel_cache_is_empty():
+        return
+    import subprocess
+    import sys
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm_fmu_kernels.py")
+    _WARMER["process"] = subprocess.Popen([sys.executable, script], stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+
+
 # --- process exit -------------------------------------------------------------------------------------------
 # About 1 in 100 Python processes that ran a pythonfmu 0.7.0 FMU abort at interpreter exit ("corrupted
 # double-linked list", detected in a library destructor during _dl_fini), after every result is out; measured by
@@ -18,6 +43,10 @@ _STATUS = {"code": None}
 
 def pytest_sessionfinish(session, exitstatus):
     _STATUS["code"] = int(exitstatus)
+    warmer = _WARMER["process"]
+    if warmer is not None and warmer.poll() is None:
+        warmer.kill()
+        warmer.wait()
 
 
 def pytest_unconfigure(config):

@@ -1,0 +1,39 @@
+"""Compile the kernels of the library copy that FMUs carry, on the second core, while the test session compiles the
+installed library's (started by conftest.py when that copy's kernel cache is empty).
+
+An FMU imports its own copy of the library under another name (adapters/fmu_build.py), and numba's cache records
+module names, so a fresh machine compiles every kernel twice: once for the library, once for the FMUs' copy, each
+several minutes of one core, one after the other in a single-threaded test session. Running the catalogue's FMUs for
+a few steps with every integrator here fills the copy's cache (numba writes each entry atomically, so a test that
+compiles the same kernel at the same time is harmless). Nothing is asserted; failures are the tests' business.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+RUNS = {"double_pendulum": ({}, {"solver.integrator": 1}, {"solver.integrator": 2}, {"solver.scheme": 1}),
+        "bouncing_ball": ({}, {"solver.integrator": 2})}
+
+
+def main() -> None:
+    from fmpy import simulate_fmu
+
+    from fmu_mbs.adapters.fmu_build import build_fmu
+    with tempfile.TemporaryDirectory(prefix="fmu_mbs_warm_") as tmp:
+        for path in sorted(MODELS.glob("*.json")):
+            try:
+                fmu = build_fmu(path, tmp, validate=False)
+                for start in RUNS.get(path.stem, ({},)):
+                    simulate_fmu(str(fmu), stop_time=0.02, step_size=0.01, start_values=start)
+            except Exception as exc:  # noqa: BLE001 - warming only: the tests report real failures
+                print(f"warming {path.stem}: {exc}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
+    sys.stdout.flush()
+    __import__("os")._exit(0)        # skip interpreter teardown (see conftest.py: pythonfmu's exit-time abort)
