@@ -18,8 +18,7 @@ _WARMER = {"process": None}
 def _fmu_kernel_cache_is_empty() -> bool:
     from fmu_mbs.adapters.fmu_build import vendored_package_name
     from fmu_mbs.kernels import kernel_cache_dir
-    folder = os.path.basename(kernel_cache_dir()).replace("numba-fmu_mbs-", f"numba-{vendored_package_name()}-", 1)
-    path = os.path.join(os.path.dirname(kernel_cache_dir()), folder)
+    path = kernel_cache_dir(vendored_package_name())
     return not (os.path.isdir(path) and any(name.endswith(".nbi") for name in os.listdir(path)))
 
 

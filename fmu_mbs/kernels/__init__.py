@@ -33,12 +33,13 @@ def _kernel_source_hash() -> str:
     return h.hexdigest()[:16]
 
 
-def kernel_cache_dir() -> str:
-    """Folder that holds the compiled kernels of this exact kernel source."""
+def kernel_cache_dir(package: str | None = None) -> str:
+    """Folder that holds the compiled kernels of this exact kernel source, imported as ``package`` (default: this
+    copy's import name; an FMU's copy of the library has another)."""
     base = os.environ.get("FMU_MBS_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "fmu-mbs")
     # numba's cached environments record the importing module's name, so the package name is part of the key
-    return os.path.join(base, f"numba-{__name__.split('.')[0]}-{_kernel_source_hash()}")
+    return os.path.join(base, f"numba-{package or __name__.split('.')[0]}-{_kernel_source_hash()}")
 
 
 def _register_cache_locator() -> None:

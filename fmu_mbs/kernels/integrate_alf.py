@@ -182,6 +182,28 @@ def galpha_parameters(rho):
 
 
 @njit(cache=True, _nrt=False)
+def scan_inputs(u, u_last):
+    """(any input nonzero, any input changed since u_last); u_last takes the values of u."""
+    nonzero = False
+    changed = False
+    for i in range(u.shape[0]):
+        if u[i] != 0.0:
+            nonzero = True
+        if u[i] != u_last[i]:
+            changed = True
+            u_last[i] = u[i]
+    return nonzero, changed
+
+
+@njit(cache=True)
+def energy_variants(m, off, mx, split):
+    """(damped, conservative) model variants of the energy split (system.force_variant), or mx twice without it."""
+    if split:
+        return force_variant(m, off, VARIANT_DAMPED), force_variant(m, off, VARIANT_CONSERVATIVE)
+    return mx, mx
+
+
+@njit(cache=True, _nrt=False)
 def project(row_cols, jac, target, c, first, ptr, val, pos, work, y, rhs, x):
     """Mass-orthogonal projection in correction form: x += T^-1 c Phi_q^T (target - Phi_q x), with T = M + c
     Phi_q^T Phi_q already factorised (envelope storage); ``y`` (n_rows) and ``rhs`` (n_q) are scratch."""
@@ -248,33 +270,26 @@ def chord_correction(row_cols, jac, jac_n, jk, c, res, dq, y, tmp, first, ptr, v
 def consistent_accelerations(row_cols, jac, gamma, lam_g, c, gc, first, ptr, val, pos, work, y, rhs, x, lam):
     """From the trapezoid's acceleration x (M x = Q - gc), one augmented-Lagrangian solve of M qdd + Phi_q^T lam =
     Q, Phi_q qdd = gamma with T = M + c Phi_q^T Phi_q factorised, in correction form: T dx = gc - Phi_q^T lam_g
-    + c Phi_q^T (gamma - Phi_q x), x += dx, lam = lam_g + c (Phi_q x - gamma) (lam_g: a multiplier guess)."""
+    + c Phi_q^T (gamma - Phi_q x), x += dx, lam = lam_g + c (Phi_q x - gamma) (lam_g: a multiplier guess; it may be
+    lam itself). Returns max |Phi_q x - gamma| after the pass (m/s^2 or rad/s^2)."""
     nr = jac.shape[0]
-    ncol = jac.shape[1]
+    jac_times(row_cols, jac, x, y)
     for k in range(nr):
-        sk = 0.0
-        for cc in range(ncol):
-            col = row_cols[k, cc]
-            if col >= 0:
-                sk += jac[k, cc] * x[col]
-        y[k] = c * (gamma[k] - sk) - lam_g[k]
+        y[k] = c * (gamma[k] - y[k]) - lam_g[k]
     for i in range(rhs.shape[0]):
         rhs[i] = gc[i]
-    for k in range(nr):
-        for cc in range(ncol):
-            col = row_cols[k, cc]
-            if col >= 0:
-                rhs[col] += jac[k, cc] * y[k]
+    jac_t_times(row_cols, jac, y, rhs, 1.0)
     env_solve_permuted(first, ptr, val, pos, rhs, work)
     for i in range(x.shape[0]):
         x[i] += rhs[i]
+    jac_times(row_cols, jac, x, y)
+    res = 0.0
     for k in range(nr):
-        sk = 0.0
-        for cc in range(ncol):
-            col = row_cols[k, cc]
-            if col >= 0:
-                sk += jac[k, cc] * x[col]
-        lam[k] = lam_g[k] + c * (sk - gamma[k])
+        e = y[k] - gamma[k]
+        lam[k] = lam_g[k] + c * e
+        if abs(e) > res:
+            res = abs(e)
+    return res
 
 
 @njit(cache=True, _nrt=False)
@@ -344,18 +359,9 @@ def alf_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_q
     dynamic = opt[OPT_DYN_COLORS] > 0.0
     fd_every = max(int(opt[OPT_FD_EVERY]), 1)
     fd_age = fd_every              # steps since the last predictor refresh: the first step refreshes
-    u_changed = False
-    for i in range(u.shape[0]):
-        if u[i] != 0.0:
-            noncons = True
-        if u[i] != u_last[i]:
-            u_changed = True
-            u_last[i] = u[i]
-    md = mx
-    mc = mx
-    if noncons and balance:
-        md = force_variant(m, off, VARIANT_DAMPED)
-        mc = force_variant(m, off, VARIANT_CONSERVATIVE)
+    nonzero, u_changed = scan_inputs(u, u_last)
+    noncons = noncons or nonzero
+    md, mc = energy_variants(m, off, mx, noncons and balance)
     n_colors = 0
     for b in range(colors.shape[0]):
         if colors[b] + 1 > n_colors:

@@ -65,15 +65,16 @@ from .integrate_alf import (
     SC_W_DISS,
     SC_W_IN,
     SINGULAR,
+    consistent_accelerations,
+    energy_variants,
     project,
     record_step,
+    scan_inputs,
 )
 from .linalg import env_cholesky, env_solve_permuted
 from .model_arrays import ModelArrays
 from .passive_cylinder import store_end_accelerations
 from .system import (
-    VARIANT_CONSERVATIVE,
-    VARIANT_DAMPED,
     VARIANT_NO_INPUTS,
     add_marker_inputs,
     assemble_iteration_matrix,
@@ -94,53 +95,41 @@ MAX_POSITION_PASSES = 3
 
 
 @njit(cache=True, _nrt=False)
-def al_accelerations(bv, mb, row_cols, jac, gamma, Q, c, first, ptr, val, pos, work, y, rhs, x, lam):
+def al_accelerations(bv, mb, row_cols, jac, gamma, Q, c, first, ptr, val, pos, work, y, rhs, gc, x, lam):
     """Index-1 augmented Lagrangian accelerations x and multipliers lam of M x + Phi_q^T lam = Q, Phi_q x = gamma,
-    with T = M + c Phi_q^T Phi_q factorised (envelope), in correction form from the guesses x and lam (module
-    docstring); returns the passes taken. ``y`` (n_rows) and ``rhs`` (n_q) are scratch."""
-    nr = jac.shape[0]
+    with T = M + c Phi_q^T Phi_q factorised (envelope): passes of integrate_alf.consistent_accelerations from the
+    guesses x and lam (module docstring); returns the passes taken. ``y`` (n_rows), ``rhs`` and ``gc`` (n_q) are
+    scratch."""
     passes = 0
     for _ in range(MAX_AL_PASSES):
         passes += 1
-        mass_times(bv, mb, x, rhs, -1.0, False)
-        for i in range(rhs.shape[0]):
-            rhs[i] += Q[i]
-        if nr > 0:
-            jac_times(row_cols, jac, x, y)
-            for k in range(nr):
-                y[k] = c * (gamma[k] - y[k]) - lam[k]
-            jac_t_times(row_cols, jac, y, rhs, 1.0)
-        env_solve_permuted(first, ptr, val, pos, rhs, work)
+        mass_times(bv, mb, x, gc, -1.0, False)        # gc = Q - M x
+        for i in range(gc.shape[0]):
+            gc[i] += Q[i]
+        res = consistent_accelerations(row_cols, jac, gamma, lam, c, gc, first, ptr, val, pos, work, y, rhs, x, lam)
         size = 0.0
         for i in range(x.shape[0]):
-            x[i] += rhs[i]
             if abs(x[i]) > size:
                 size = abs(x[i])
-        if nr == 0:
-            break
-        jac_times(row_cols, jac, x, y)
-        res = 0.0
-        for k in range(nr):
-            e = y[k] - gamma[k]
-            lam[k] += c * e
-            if abs(e) > res:
-                res = abs(e)
-        if res <= 1e-10 * (1.0 + size):
+        if jac.shape[0] == 0 or res <= 1e-10 * (1.0 + size):
             break
     return passes
 
 
 @njit(cache=True, _nrt=False)
-def end_state_forces(m, mx, t, q, qd, u, h, zs, zn, fr, fo, phi, jac, nu, gamma, jtw, Q, lam_est, has_contact, has_jf):
-    """Frames, forces Q and constraint rows at (t, q, qd), the element states advanced over h from zs into zn;
-    returns the elastic energy (J). ``lam_est``: the multipliers that load joint friction."""
+def end_state_forces(m, mx, t, q, qd, u, h, zs, zn, fr, fo, phi, jac, nu, gamma, jtw, Q, lam_est, has_contact, has_jf,
+                     rows_current):
+    """Frames, forces Q and constraint rows at (t, q, qd) (the rows only unless ``rows_current``: already evaluated
+    at this state), the element states advanced over h from zs into zn; returns the elastic energy (J).
+    ``lam_est``: the multipliers that load joint friction."""
     V = base_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo)
     r, A, v, w, o, R, vo, wm = fr
     if u.shape[0] > 0:
         add_marker_inputs(m, q, fr, u, Q)
     if has_contact:
         V += add_contact_forces(mx, q, r, o, R, vo, wm, h, zs, zn, Q, fo[5], fo[8])
-    eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
+    if not rows_current:
+        eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
     if has_jf:
         joint_friction_ws(mx, q, fr, jtw, lam_est, h, zs, zn, Q, fo)
     return V
@@ -148,19 +137,19 @@ def end_state_forces(m, mx, t, q, qd, u, h, zs, zn, fr, fo, phi, jac, nu, gamma,
 
 @njit(cache=True, _nrt=False)
 def stage_accelerations(m, mx, bv, pat, t, q, qd, u, h, zs, zn, fr, fo, phi, jac, nu, gamma, jtw, Q, mb, Wx, val, y,
-                        rhs, work, lam_est, c, pivot, qdd, lam, has_contact, has_jf):
+                        rhs, gc, work, lam_est, c, pivot, qdd, lam, has_contact, has_jf):
     """end_state_forces at (t, q, qd), then T = M + c Phi_q^T Phi_q factorised and the accelerations qdd and
     multipliers lam solved in place from their guesses. Returns (elastic energy J, -1), or (0, the failing envelope
     row) if T is not positive definite."""
     pos, first, ptr = pat[0], pat[1], pat[2]
     V = end_state_forces(m, mx, t, q, qd, u, h, zs, zn, fr, fo, phi, jac, nu, gamma, jtw, Q, lam_est, has_contact,
-                         has_jf)
+                         has_jf, False)
     mass_blocks(bv, q, mb)
     assemble_iteration_matrix(bv, mb, jac, c, Wx, False, pat, val)
     bad = env_cholesky(first, ptr, val, pivot)
     if bad >= 0:
         return 0.0, bad
-    al_accelerations(bv, mb, m.row_cols, jac, gamma, Q, c, first, ptr, val, pos, work, y, rhs, qdd, lam)
+    al_accelerations(bv, mb, m.row_cols, jac, gamma, Q, c, first, ptr, val, pos, work, y, rhs, gc, qdd, lam)
     return V, -1
 
 
@@ -186,18 +175,9 @@ def explicit_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, 
     pivot = opt[OPT_PIVOT]
     noncons = opt[OPT_NONCONS] > 0.0
     balance = opt[OPT_ENERGY_BALANCE] > 0.0
-    u_changed = False
-    for i in range(u.shape[0]):
-        if u[i] != 0.0:
-            noncons = True
-        if u[i] != u_last[i]:
-            u_changed = True
-            u_last[i] = u[i]
-    md = mx
-    mc = mx
-    if noncons and balance:
-        md = force_variant(m, off, VARIANT_DAMPED)
-        mc = force_variant(m, off, VARIANT_CONSERVATIVE)
+    nonzero, u_changed = scan_inputs(u, u_last)
+    noncons = noncons or nonzero
+    md, mc = energy_variants(m, off, mx, noncons and balance)
     has_contact = fo[5].shape[0] > 0
     has_jf = m.jf_type.shape[0] > 0
     hh = 0.5 * h
@@ -208,7 +188,7 @@ def explicit_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, 
         for k in range(nr):
             y2[k] = lam[k]
         V, bad = stage_accelerations(m, mx, bv, pat, t0, q, qd, u, hh, zs, zn, fr, fo, phi, jac, nu, gamma, jtw, Q,
-                                     mb, Wx, val, y, rhs, work, y2, c, pivot, qdd, lam, has_contact, has_jf)
+                                     mb, Wx, val, y, rhs, res, work, y2, c, pivot, qdd, lam, has_contact, has_jf)
         if bad >= 0:
             return SINGULAR, 0, float(bad)
         sc[SC_EC_READY] = 1.0
@@ -234,7 +214,7 @@ def explicit_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, 
             q[i] = q0[i] + hh * qd0[i]
             qd[i] = qd0[i] + hh * qdd0[i]
         V, bad = stage_accelerations(m, mx, bv, pat, t1 - hh, q, qd, u, h, zs, zn, fr, fo, phi, jac, nu, gamma, jtw,
-                                     Q, mb, Wx, val, y, rhs, work, y2, c, pivot, qdd, lam, has_contact, has_jf)
+                                     Q, mb, Wx, val, y, rhs, res, work, y2, c, pivot, qdd, lam, has_contact, has_jf)
         if bad >= 0:
             status = SINGULAR
             detail = float(bad)
@@ -262,6 +242,7 @@ def explicit_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, 
             mass_blocks(bv, q, mb)
             assemble_iteration_matrix(bv, mb, jac, c, Wx, False, pat, val)
             bad = env_cholesky(first, ptr, val, pivot)
+            rows_current = True       # the rows at (t1, q, qd), unless the velocity projection changes qd
             if bad >= 0:
                 status = SINGULAR
                 detail = float(bad)
@@ -289,14 +270,15 @@ def explicit_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, 
                         worst = abs(y[k] - nu[k])
                 if worst > tol / h:
                     project(rc, jac, nu, c, first, ptr, val, pos, work, y, rhs, qd)
+                    rows_current = False
             if status == OK:
                 # the end state: forces, rows and accelerations (the next step's first stage), solved with T of
                 # the unprojected positions (the projection moved them by the step's drift only)
                 for k in range(nr):
                     y2[k] = lam[k]
                 V = end_state_forces(m, mx, t1, q, qd, u, hh, zs, zn, fr, fo, phi, jac, nu, gamma, jtw, Q, y2,
-                                     has_contact, has_jf)
-                al_accelerations(bv, mb, rc, jac, gamma, Q, c, first, ptr, val, pos, work, y, rhs, qdd, lam)
+                                     has_contact, has_jf, rows_current)
+                al_accelerations(bv, mb, rc, jac, gamma, Q, c, first, ptr, val, pos, work, y, rhs, res, qdd, lam)
         if status == OK:
             for i in range(n):
                 if not (math.isfinite(q[i]) and math.isfinite(qd[i]) and math.isfinite(qdd[i])):

@@ -10,7 +10,6 @@ import numpy as np
 from .elements import (
     EXPOSABLE,
     FRICTION_JOINT_TYPES,
-    FRICTION_RAMPS,
     GROUND,
     JOINT_COORDINATES,
     JOINT_FRICTION_MODELS,
@@ -32,7 +31,7 @@ from .elements import (
     SpringDamper,
 )
 from .functions import function_problems
-from .validate_contact import all_contact_problems
+from .validate_contact import all_contact_problems, friction_law_problems
 
 UNIT_TOL = 1e-6  # allowed | |q| - 1 | of a quaternion
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -366,10 +365,6 @@ def _joint_friction_problems(w: str, f: JointFriction, joint, bodies: dict, body
                          f"friction torque")
     elif f.pin_radius is not None:
         p.append(f"{w}: 'pin_radius' applies to revolute joints only ('{f.joint}' is prismatic)")
-    if f.friction not in JOINT_FRICTION_MODELS:
-        p.append(f"{w}: 'friction' must be one of {', '.join(JOINT_FRICTION_MODELS)}, got {f.friction!r}")
-    if f.ramp not in FRICTION_RAMPS:
-        p.append(f"{w}: 'ramp' must be one of {', '.join(FRICTION_RAMPS)}, got {f.ramp!r}")
     for field in ("mu", "viscous", "bristle_stiffness", "bristle_damping", "friction_arm", "bending_arm", "preload"):
         v = getattr(f, field)
         if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0.0):
@@ -378,8 +373,6 @@ def _joint_friction_problems(w: str, f: JointFriction, joint, bodies: dict, body
         v = getattr(f, field)
         if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0.0):
             p.append(f"{w}: '{field}' must be positive, got {v}")
-    if f.mu_static is not None and not (math.isfinite(f.mu_static) and f.mu_static >= f.mu):
-        p.append(f"{w}: 'mu_static' must be >= mu ({f.mu}), got {f.mu_static}")
-    if f.friction == "bristle" and not f.bristle_stiffness > 0.0:
-        p.append(f"{w}: bristle friction needs a positive 'bristle_stiffness' (N/m)")
+    p += friction_law_problems(w, f.friction, JOINT_FRICTION_MODELS, f.ramp, f.mu, f.mu_static, "bristle_stiffness",
+                               f.bristle_stiffness)
     return p

@@ -11,6 +11,22 @@ from .elements import CONTACT_LAWS, FRICTION_MODELS, FRICTION_RAMPS, SHAPE_KINDS
 CURVED_KINDS = ("sphere", "capsule", "cylinder", "ellipsoid")
 
 
+def friction_law_problems(w: str, friction: str, models, ramp: str, mu: float, mu_static: float | None,
+                          stiffness_field: str, stiffness: float) -> list[str]:
+    """Problems of the friction-law fields that contacts and joint friction share (``w`` names the element; the
+    bristle law needs a positive ``stiffness_field``, N/m)."""
+    p = []
+    if friction not in models:
+        p.append(f"{w}: 'friction' must be one of {', '.join(models)}, got {friction!r}")
+    if ramp not in FRICTION_RAMPS:
+        p.append(f"{w}: 'ramp' must be one of {', '.join(FRICTION_RAMPS)}, got {ramp!r}")
+    if mu_static is not None and not (_number(mu_static) and mu_static >= mu):
+        p.append(f"{w}: 'mu_static' must be >= mu ({mu}), got {mu_static}")
+    if friction == "bristle" and not stiffness > 0.0:
+        p.append(f"{w}: bristle friction needs a positive '{stiffness_field}' (N/m)")
+    return p
+
+
 def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -109,14 +125,8 @@ def contact_problems(model: Model, c: Contact) -> list[str]:
                 if s is not None and (s.young is None or s.poisson is None):
                     p.append(f"{w}: no 'stiffness' given, so shape '{n}' needs 'young' and 'poisson' (Hertz "
                              f"stiffness from material data)")
-    if c.friction not in FRICTION_MODELS:
-        p.append(f"{w}: 'friction' must be one of {', '.join(FRICTION_MODELS)}, got {c.friction!r}")
-    if c.ramp not in FRICTION_RAMPS:
-        p.append(f"{w}: 'ramp' must be one of {', '.join(FRICTION_RAMPS)}, got {c.ramp!r}")
-    if c.mu_static is not None and not (_number(c.mu_static) and c.mu_static >= c.mu):
-        p.append(f"{w}: 'mu_static' must be >= mu ({c.mu}), got {c.mu_static}")
-    if c.friction == "bristle" and not c.tangential_stiffness > 0.0:
-        p.append(f"{w}: bristle friction needs a positive 'tangential_stiffness' (N/m)")
+    p += friction_law_problems(w, c.friction, FRICTION_MODELS, c.ramp, c.mu, c.mu_static, "tangential_stiffness",
+                               c.tangential_stiffness)
     return p
 
 
