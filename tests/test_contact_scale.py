@@ -19,6 +19,7 @@ import pytest
 
 from fmu_mbs.analyses.evaluate import Evaluator
 from fmu_mbs.analyses.integrators.alf import CONTACT_ENVELOPE_LIMIT, ALFIntegrator
+from fmu_mbs.analyses.integrators.explicit import ExplicitIntegrator
 from fmu_mbs.compiler import compile_model
 from fmu_mbs.errors import ConvergenceError
 from fmu_mbs.kernels import contact as kc
@@ -185,6 +186,22 @@ def test_a_full_state_table_names_the_compile_option():
     cm = compile_model(_stateful_pile().build(), contact_state_capacity=1)
     with pytest.raises(ConvergenceError, match="contact_state_capacity"):
         ALFIntegrator(cm, 1e-4, max_halvings=0).advance(2000)
+
+
+@pytest.mark.parametrize("integrator", [ALFIntegrator, ExplicitIntegrator], ids=["alf", "explicit"])
+def test_a_state_table_that_fills_during_stepping_names_the_compile_option(integrator):
+    """Spheres released above the floor: the table is empty at assembly and fills at the first touch, inside the
+    step loop. The error names the option on this and on every later advance (the overflow flag was left set and
+    the wrong workspace entry read, an IndexError, before)."""
+    centres = [(0.0, 0.0, 2 * R0), (0.3, 0.0, 3 * R0), (-0.3, 0.01, 4 * R0)]
+    cm = compile_model(_spheres(centres, [R0] * 3, law="hunt_crossley", restitution=0.6, friction="bristle",
+                                mu=0.4, tangential_stiffness=1e4, tangential_damping=10.0).build(),
+                       contact_state_capacity=1)
+    integ = integrator(cm, 1e-4, max_halvings=0)        # nothing touches yet: no error at assembly
+    for _ in range(2):
+        with pytest.raises(ConvergenceError, match="contact_state_capacity"):
+            integ.advance(3000)                         # R0 of free fall takes 1,010 steps
+        assert integ.t < 0.3
 
 
 def test_compiling_1000_spheres_is_linear_in_time_and_state_size():

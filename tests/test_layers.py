@@ -53,7 +53,7 @@ def test_numba_only_in_kernels_and_always_cached():
     bad = []
     for path in PKG.rglob("*.py"):
         text = path.read_text()
-        in_kernels = path.parent.name == "kernels"
+        in_kernels = "kernels" in path.relative_to(PKG).parts[:-1]     # kernels/ and its subfolders
         if ("@njit" in text or "@jit" in text or "jitclass" in text) and not in_kernels:
             bad.append(f"{path.relative_to(PKG)}: numba outside kernels/")
         if in_kernels:
@@ -69,6 +69,24 @@ def test_numba_only_in_kernels_and_always_cached():
             if "jitclass" in text:
                 bad.append(f"{path.name}: jitclass")
     assert not bad, "\n".join(bad)
+
+
+def test_kernel_subfolders_are_covered_by_the_content_hash_cache(tmp_path, monkeypatch):
+    """A kernel module in a subfolder is hashed (a change there renews the cache key) and found by the locator;
+    without that it would fall back to numba's own cache, which misses changes in the modules a kernel calls."""
+    from fmu_mbs import kernels
+
+    (tmp_path / "families").mkdir()
+    (tmp_path / "system.py").write_text("X = 1\n")
+    (tmp_path / "families" / "spring.py").write_text("K = 1.0\n")
+    monkeypatch.setattr(kernels, "_KERNEL_DIR", str(tmp_path))
+    before = kernels._kernel_source_hash()
+    (tmp_path / "families" / "spring.py").write_text("K = 2.0\n")
+    assert kernels._kernel_source_hash() != before
+    assert kernels._in_kernel_tree(str(tmp_path / "families" / "spring.py"))
+    assert kernels._in_kernel_tree(str(tmp_path / "system.py"))
+    assert not kernels._in_kernel_tree(str(tmp_path.parent / "analyses" / "evaluate.py"))
+    assert not kernels._in_kernel_tree(str(tmp_path) + "_other/x.py")
 
 
 def test_every_package_folder_is_a_regular_package():

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..compiler import CompiledModel
+from ..compiler.families import needs_after_step
 from ..errors import AssemblyError, ConvergenceError
-from ..kernels.passive_cylinder import store_end_accelerations
 from .evaluate import Evaluator
 from .linear import independent_rows, min_norm_multipliers, solve_kkt
 
@@ -136,17 +136,16 @@ def passive_consistent_dynamics(ev: Evaluator, t: float, q: np.ndarray, qd: np.n
     """Accelerations consistent with the inertia of passive cylinders (kernels.passive_cylinder), whose loads use
     stored end accelerations: store those of qdd, solve again, until qdd settles (a contraction when the parts
     are light against the bodies they hang on). Leaves the stored accelerations in ``ev.zs``."""
-    m = ev.cm.arrays
     for _ in range(max_iter):
         ev.forces(t, q, qd)                                  # frames at (q, qd)
-        store_end_accelerations(m, q, qdd, ev.r, ev.w, ev.o, ev.zs)
+        ev.after_step(q, qdd)
         qdd_new, lam = solve_dynamics(ev, t, q, qd, rows)
         done = np.max(np.abs(qdd_new - qdd), initial=0.0) <= 1e-12 * (1.0 + np.max(np.abs(qdd_new), initial=0.0))
         qdd = qdd_new
         if done:
             break
     ev.forces(t, q, qd)
-    store_end_accelerations(m, q, qdd, ev.r, ev.w, ev.o, ev.zs)
+    ev.after_step(q, qdd)
     return qdd, lam
 
 
@@ -162,7 +161,7 @@ def assemble(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, qd:
     rows, redundant = independent_rows(J)
     dof = cm.n_q - len(rows)
     qdd, lam = solve_dynamics(ev, t, q_a, qd_a, rows)
-    if len(cm.arrays.pc_mi):
+    if needs_after_step(cm.arrays):
         qdd, lam = passive_consistent_dynamics(ev, t, q_a, qd_a, rows, qdd, lam)
     return AssemblyResult(t=t, q=q_a, qd=qd_a, qdd=qdd, lam=lam, dof=dof,
                           redundant=[cm.row_label[i] for i in redundant], iterations=iters,

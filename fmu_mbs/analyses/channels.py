@@ -4,7 +4,8 @@ Per state, one kernel call (kernels/channel_values.py) fills a flat raw vector: 
 accelerations a = a_cm + alpha x s + w x (w x s); joint coordinates from the measure rows
 (``CompiledModel.measure``): s = Phi of the row, sd = Phi_q qd, with revolute angles unwrapped from one state to
 the next so several turns stay continuous; joint reactions and driver efforts from the multipliers (the
-convention of analyses/reactions.py); element outputs; energies. The channels gather from that vector.
+convention of analyses/reactions.py); the element output vector, whose slots the compiler's layout allocator
+gave every declared output (``CompiledModel.output_slots``); energies. The channels gather from that vector.
 
 ``ChannelEvaluator`` keeps that memory (previous angles, RSDA turn count), so a step-by-step caller
 (the FMU) and ``evaluate_channels`` (a whole Trajectory) give the same numbers.
@@ -15,28 +16,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiler import CompiledModel
+from ..compiler.families import needs_after_step
 from ..kernels.channel_values import MARKER_VALUES, channel_values
 from ..kernels.contact import ST_PAIR_OVERFLOW, grown_contact_workspace
-from ..kernels.hydraulics import N_HYD_OUT
-from ..kernels.model_arrays import MAX_ROW_COLS, ROW_ANGLE
-from ..kernels.outputs import eval_frames
-from ..kernels.passive_cylinder import N_PC_OUT, store_end_accelerations
-from ..model.elements import (
-    Actuator,
-    Bushing,
-    Contact,
-    HydraulicCylinder,
-    JointFriction,
-    PassiveCylinder,
-    RotationalSpringDamper,
-    SpringDamper,
-)
-from ..model.names import HYDRAULIC_OUTPUTS, Channel, channels
+from ..kernels.model_arrays import ROW_ANGLE
+from ..model.names import Channel, channels
 from .evaluate import Evaluator, check_contact_states
 from .trajectory import Trajectory
+from .workspace import new_rows
 
 _MARKER_SLOTS = {"r": 0, "v": 3, "a": 6, "q": 9, "w": 13}   # offsets inside a marker's 16 values
-_FORCE_SLOTS = {"length": 0, "speed": 1, "f": 2, "force": 2, "angle": 0, "T": 2}
 
 
 class ChannelEvaluator:
@@ -49,24 +38,12 @@ class ChannelEvaluator:
         self.names = [c.name for c in self.channels]
         model = cm.model
         nm, nmeas = len(cm.marker_names), len(cm.measure.row_type)
-        self._tsda = [f.name for f in model.forces if isinstance(f, SpringDamper)]
-        self._rsda = [f.name for f in model.forces if isinstance(f, RotationalSpringDamper)]
-        self._bush = [f.name for f in model.forces if isinstance(f, Bushing)]
-        self._act = [f.name for f in model.forces if isinstance(f, Actuator)]
-        self._hyd = [f.name for f in model.forces if isinstance(f, HydraulicCylinder)]
-        self._cont = [f.name for f in model.forces if isinstance(f, Contact)]
-        self._pc = [f.name for f in model.forces if isinstance(f, PassiveCylinder)]
-        self._jf = [f.name for f in model.forces if isinstance(f, JointFriction)]
         self._joints = [j.name for j in model.joints]
         self._drivers = [d.name for d in model.drivers]
 
-        # one flat vector of raw values per state; the channels gather from it
+        # one flat vector of raw values per state; the channels gather from it (order of channel_values' blocks)
         sizes = [("marker", MARKER_VALUES * nm), ("s", nmeas), ("sd", nmeas), ("reaction", 6 * len(self._joints)),
-                 ("driver", len(self._drivers)), ("tsda", 3 * len(self._tsda)), ("rsda", 3 * len(self._rsda)),
-                 ("bush", 6 * len(self._bush)), ("act", 3 * len(self._act)),
-                 ("hyd", N_HYD_OUT * len(self._hyd)), ("cont", 5 * len(self._cont)),
-                 ("pc", N_PC_OUT * len(self._pc)), ("energy", 3), ("solver", 2),   # order of channel_values
-                 ("jf", 3 * len(self._jf))]          # after the kernel: joint friction needs the multipliers
+                 ("driver", len(self._drivers)), ("out", cm.n_out), ("energy", 3), ("solver", 2)]
         self._raw = np.zeros(sum(n for _, n in sizes))
         self._off: dict[str, int] = {}
         pos = 0
@@ -74,22 +51,13 @@ class ChannelEvaluator:
             self._off[key] = pos
             pos += n
         self._plan = np.array([self._slot(c) for c in self.channels], dtype=np.int64)
-
         self._off_blocks = np.array([self._off[key] for key, _ in sizes], dtype=np.int64)
 
-        # work arrays of the kernel (the Evaluator's, so it holds this state's frames afterwards)
-        ev = self.ev
-        nb = len(cm.body_names)
         self._q_local = np.array([[1.0, 0.0, 0.0, 0.0] if model.planar else
                                   np.asarray(mk.orientation) / np.linalg.norm(mk.orientation)
                                   for mk in model.markers]).reshape(nm, 4)
         self._angle_local = np.array([mk.angle for mk in model.markers], dtype=float)
-        self._cw = (ev.phi, ev.jac, ev.nu, ev.gamma, ev.jtw)
-        self._ws = (ev.r, ev.A, ev.v, ev.w, ev.o, ev.R, ev.vo, ev.wm, np.zeros((nb, 3)), np.zeros((nb, 3)))
-        self._mw = (np.zeros(nmeas), np.zeros((nmeas, MAX_ROW_COLS)), np.zeros(nmeas), np.zeros(nmeas),
-                    np.zeros((nmeas, 12)))
-        self._fo = (ev.tsda_out, ev.rsda_out, ev.bush_out, ev.act_out, ev.hyd_out, ev.cont_out, ev.pc_out)
-        self._stroke_driven = [k for k, row in enumerate(cm.arrays.pc_row) if row >= 0]
+        self._mrows = new_rows(nmeas)
         rows = [cm.joint_rows[j.name] for j in model.joints]
         self._plan_arrays = (
             np.array([cm.marker_names.index(j.marker_i) for j in model.joints], dtype=np.int64),
@@ -112,25 +80,22 @@ class ChannelEvaluator:
             return self._off["reaction"] + 6 * self._joints.index(c.element) + (3 if c.quantity == "T" else 0) + k
         if c.kind == "driver":
             return self._off["driver"] + self._drivers.index(c.element)
-        if c.kind == "bushing":
-            return self._off["bush"] + 6 * self._bush.index(c.element) + (3 if c.quantity == "T" else 0) + k
-        if c.kind in ("spring_damper", "rotational_spring_damper", "actuator"):
-            key, names = {"spring_damper": ("tsda", self._tsda), "rotational_spring_damper": ("rsda", self._rsda),
-                          "actuator": ("act", self._act)}[c.kind]
-            return self._off[key] + 3 * names.index(c.element) + _FORCE_SLOTS[c.quantity]
-        if c.kind == "hydraulic_cylinder":
-            return (self._off["hyd"] + N_HYD_OUT * self._hyd.index(c.element)
-                    + [q for q, _ in HYDRAULIC_OUTPUTS].index(c.quantity))
-        if c.kind == "contact":
-            return self._off["cont"] + 5 * self._cont.index(c.element) + {"fn": 0, "ft": 1 + k, "depth": 4}[c.quantity]
-        if c.kind == "passive_cylinder":
-            return (self._off["pc"] + N_PC_OUT * self._pc.index(c.element)
-                    + {"length": 0, "speed": 1, "force": 2, "fi": 3 + k, "fj": 6 + k, "ti": 9 + k}[c.quantity])
-        if c.kind == "joint_friction":
-            return self._off["jf"] + 3 * self._jf.index(c.element) + {"slip": 1, "load": 2}.get(c.quantity, 0)
         if c.kind == "energy":
             return self._off["energy"] + ("kinetic", "potential", "total").index(c.quantity)
-        return self._off["solver"] + ("iterations", "residual").index(c.quantity)
+        if c.kind == "solver":
+            return self._off["solver"] + ("iterations", "residual").index(c.quantity)
+        return self._off["out"] + cm.output_slots[c.name]        # an element's declared output
+
+    @property
+    def unwrap_memory(self) -> tuple[np.ndarray, bool]:
+        """(previous joint coordinates, whether there is a previous state): the memory of angle unwrapping, which
+        a saved FMU state carries."""
+        return self._prev_s.copy(), self._has_prev
+
+    def set_unwrap_memory(self, prev_s: np.ndarray | None, has_prev: bool) -> None:
+        self._has_prev = bool(has_prev) and prev_s is not None
+        if prev_s is not None:
+            self._prev_s[:] = prev_s
 
     def reset(self) -> None:
         """Forget the previous state (angle unwrapping and RSDA turn counting restart)."""
@@ -152,34 +117,25 @@ class ChannelEvaluator:
             ev.zs[:] = z
         ev.h = 0.0
         m = self.cm.arrays
-        if len(m.pc_mi):               # passive cylinders: the end accelerations of this state (what an integrator
-            eval_frames(m, q, qd, ev.r, ev.A, ev.v, ev.w, ev.o, ev.R, ev.vo, ev.wm)   # stores after the step)
-            store_end_accelerations(m, q, qdd, ev.r, ev.w, ev.o, ev.zs)
+        if needs_after_step(m):   # after-step hooks (passive cylinders: the end accelerations of this state)
+            ev.forces(float(t), q, qd)
+            ev.after_step(q, qdd)
+        ws = ev.ws
         while True:
             prev_s = self._prev_s.copy()               # the kernel unwraps against it (and may run twice)
             ev.spring_energy = channel_values(
-                m, self.cm.measure, float(t), q, qd, qdd, lam, ev.u, ev.zs, ev.zn, ev.Q, self._cw, self._ws,
-                self._mw, self._fo, ev.cw, self._plan_arrays, self._q_local, self._angle_local, self.cm.model.planar,
-                self._is_angle, prev_s, self._has_prev, float(iterations), float(residual), self._raw,
-                self._off_blocks)
-            if not ev.cw[8][ST_PAIR_OVERFLOW]:
+                m, self.cm.measure, float(t), q, qd, qdd, lam, ev.u, ev.zs, ev.zn, ev.Q, ws.fr, ws.rows,
+                self._mrows, ws.out, ws.cw, self._plan_arrays, self._q_local, self._angle_local,
+                self.cm.model.planar, self._is_angle, prev_s, self._has_prev, float(iterations), float(residual),
+                self._raw, self._off_blocks)
+            if not ws.cw.stat[ST_PAIR_OVERFLOW]:
                 break
-            ev.cw = grown_contact_workspace(ev.cw)      # too many candidate pairs: grow and evaluate again
+            ev.cw = grown_contact_workspace(ws.cw)      # too many candidate pairs: grow and evaluate again
+            ws = ev.ws
         self._prev_s[:] = prev_s
-        check_contact_states(self.cm, ev.cw)
+        check_contact_states(self.cm, ws.cw)
         self._has_prev = True
-        if ev.has_joint_friction:                     # loaded by these multipliers, at the kernel's frames
-            ev.joint_friction(q, lam)
-            self._raw[self._off["jf"]:self._off["jf"] + ev.jf_out.size] = ev.jf_out.ravel()
         ev.zs[:] = ev.zn                              # element states (RSDA turns) from this state on
-        if self._stroke_driven:
-            pc = self._raw[self._off["pc"]:self._off["pc"] + ev.pc_out.size].reshape(ev.pc_out.shape)
-            for k in self._stroke_driven:  # the drive is the distance row's force -lam d on marker_j (ROW_D)
-                f = -float(lam[m.pc_row[k]]) * pc[k, 0]
-                e = (ev.o[m.pc_mj[k]] - ev.o[m.pc_mi[k]]) / pc[k, 0]
-                pc[k, 2] = f
-                pc[k, 3:6] -= f * e
-                pc[k, 6:9] += f * e
         return self._raw[self._plan] + 0.0          # + 0.0 turns -0.0 into 0.0
 
 

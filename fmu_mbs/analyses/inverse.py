@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiler import CompiledModel
-from ..kernels.passive_cylinder import store_end_accelerations
+from ..compiler.families import needs_after_step
 from .assembly import joint_friction_fixed_point
 from .evaluate import Evaluator
 from .kinematics import Progress, kinematics
@@ -33,9 +33,9 @@ def inverse_dynamics_at(cm: CompiledModel, t: float, q: np.ndarray, qd: np.ndarr
     ev = evaluator or Evaluator(cm)
     q, qd, qdd = (np.asarray(x, dtype=float) for x in (q, qd, qdd))
     M = ev.mass(q).copy()
-    if len(cm.arrays.pc_mi):                    # passive cylinders: inertia at the known accelerations
+    if needs_after_step(cm.arrays):             # after-step hooks (passive cylinders: inertia at the known qdd)
         ev.forces(t, q, qd)
-        store_end_accelerations(cm.arrays, q, qdd, ev.r, ev.w, ev.o, ev.zs)
+        ev.after_step(q, qdd)
     Q = ev.forces(t, q, qd).copy()
     ev.constraints(t, q, qd)
     if cm.n_rows == 0:

@@ -25,8 +25,8 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..compiler import CompiledModel
+from ..compiler.families import needs_after_step
 from ..errors import AnalysisError
-from ..kernels.passive_cylinder import store_end_accelerations
 from .assembly import POSITION_TOL, assemble_positions, joint_friction_fixed_point
 from .evaluate import Evaluator
 from .linear import RANK_TOL, independent_rows
@@ -124,9 +124,9 @@ def solve_state(ev: Evaluator, t: float, q_guess: np.ndarray, multipliers: bool 
     res_force = 0.0
     if multipliers and cm.n_rows:
         M = ev.mass(q).copy()
-        if len(cm.arrays.pc_mi):                # passive cylinders: inertia at the known accelerations
+        if needs_after_step(cm.arrays):         # after-step hooks (passive cylinders: inertia at the known qdd)
             ev.forces(t, q, qd)
-            store_end_accelerations(cm.arrays, q, qdd, ev.r, ev.w, ev.o, ev.zs)
+            ev.after_step(q, qdd)
         Q = ev.forces(t, q, qd).copy()
         rhs = Q - M @ qdd
         # J^T = P R^T Qf^T: R^T y = rhs[piv], lam = Qf y is the minimum-norm solution of J^T lam = rhs

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..kernels.model_arrays import ModelArrays
 from ..model.elements import Model
 
 
@@ -16,8 +15,8 @@ class CompiledModel:
     coordinate (evaluated with the constraint kernel, f = 0) so outputs reuse the constraint code."""
 
     model: Model
-    arrays: ModelArrays
-    measure: ModelArrays
+    arrays: tuple                       # ModelArrays (compiler/families.py): core fields and one field per family
+    measure: tuple                      # the same with the joint-coordinate measure rows
     n_q: int
     n_rows: int
     n_inputs: int
@@ -33,6 +32,8 @@ class CompiledModel:
     input_names: list[str] = field(default_factory=list)
     external_drivers: dict[str, int] = field(default_factory=dict)   # driver -> address of its 3 fn_par entries
     q_names: list[str] = field(default_factory=list)
+    n_out: int = 0                      # length of the element output vector (compiler/layout.py)
+    output_slots: dict[str, int] = field(default_factory=dict)   # element output channel -> index in that vector
 
     @property
     def dimension(self) -> int:

@@ -26,9 +26,11 @@ import numpy as np
 from ..errors import ModelError
 from ..kernels import contact as kc
 from ..kernels.contact_geometry import N_SHAPE_PARAMS, pair_supported
+from ..kernels.families import contact as kfc
 from ..model.elements import GROUND, Contact, Model
 from ..model.validate_contact import CURVED_KINDS
 from .functions import FunctionPool
+from .lowering import LoweringContext
 
 SHAPE_CODES = {"sphere": 0, "plane": 1, "box": 2, "capsule": 3, "cylinder": 4, "ellipsoid": 5, "mesh": 6}
 LAW_CODES = {"linear": kc.LAW_LINEAR, "hertz": kc.LAW_HERTZ, "hunt_crossley": kc.LAW_HUNT_CROSSLEY,
@@ -62,7 +64,9 @@ def hertz_stiffness(contact: Contact, sa, sb) -> float:
     return 4.0 / 3.0 * e_star * math.sqrt(1.0 / inv_r)
 
 
-def _needs_states(c: Contact) -> bool:
+def needs_states(c: Contact) -> bool:
+    """True if the contact keeps per-point states (first-touch speed, bristle, largest depth): the one place that
+    decides it (the kernel reads the flag)."""
     return c.law in ("hunt_crossley", "lankarani_nikravesh", "flores", "table") or c.friction == "bristle"
 
 
@@ -155,7 +159,7 @@ def default_state_capacity(model: Model) -> int:
     needs states, rounded up to a power of two (0 if no contact needs states)."""
     names = set()
     for c in model.forces:
-        if isinstance(c, Contact) and _needs_states(c):
+        if isinstance(c, Contact) and needs_states(c):
             names |= set(c.shapes_a) | set(c.shapes_b)
     if not names:
         return 0
@@ -242,9 +246,23 @@ def compile_contacts(model: Model, midx: dict[str, int], pool: FunctionPool, z_s
         sig_contact=table, sig_swap=swap, cont_state=state,
         cont_law=np.array([LAW_CODES[c.law] for c in contacts], dtype=np.int64), cont_par=cpar,
         cont_friction=np.array([FRICTION_CODES[c.friction] for c in contacts], dtype=np.int64),
-        cont_curves=curves, cont_dissipative=np.ones(1, dtype=np.int64),
+        cont_curves=curves, cont_stateful=np.array([needs_states(c) for c in contacts], dtype=np.int64),
     )
     return fields, [0.0] * (kc.Z_RECORD * capacity)
+
+
+def lower(items, ctx: LoweringContext):
+    """The contact family's Arrays; the shape and signature tables and the state table's [address, records] go to
+    the core fields (ctx.core), the state table's records to the layout."""
+    start = len(ctx.layout.z0)
+    fields, z = compile_contacts(ctx.model, ctx.midx, ctx.pool, start, ctx.options.get("contact_state_capacity"))
+    if ctx.layout.states(z, "contact state table") != start:           # pragma: no cover - allocator invariant
+        raise AssertionError("contact state table address")
+    arrays = kfc.Arrays(law=fields.pop("cont_law"), par=fields.pop("cont_par"), friction=fields.pop("cont_friction"),
+                        curves=fields.pop("cont_curves"), stateful=fields.pop("cont_stateful"),
+                        out_adr=ctx.outputs(items))
+    ctx.core.update(fields)
+    return arrays
 
 
 def potential_body_pairs(cm_arrays, limit: int) -> list[tuple[int, int]] | None:

@@ -1,4 +1,5 @@
-"""Lowering of hydraulic cylinders: the parameter row and initial states of kernels/hydraulics.py."""
+"""Lowering of hydraulic cylinders: the parameter row and initial states of kernels/hydraulics.py, and the
+family's Arrays (kernels/families/hydraulic_cylinder.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import math
 import numpy as np
 
 from ..kernels import hydraulics as kh
+from ..kernels.families import hydraulic_cylinder
 from ..model.elements import HydraulicCylinder
+from .lowering import LoweringContext
 
 
 def hydraulic_parameters(c: HydraulicCylinder) -> np.ndarray:
@@ -39,3 +42,14 @@ def hydraulic_parameters(c: HydraulicCylinder) -> np.ndarray:
 def hydraulic_states(c: HydraulicCylinder) -> list[float]:
     """Initial state block (p1, p2, U, rates): the rates are unknown (NaN) until the first step."""
     return [c.p1_start, c.p2_start, c.spool_start, math.nan, math.nan, math.nan]
+
+
+def lower(items, ctx: LoweringContext):
+    """The family's Arrays: markers, parameter rows, valve function and input, states, outputs."""
+    return hydraulic_cylinder.Arrays(
+        mi=ctx.markers(items, "marker_i"), mj=ctx.markers(items, "marker_j"),
+        par=np.array([hydraulic_parameters(c) for c in items], dtype=float).reshape(len(items), kh.N_HP),
+        fn=np.array([ctx.pool.add(c.valve) for c in items], dtype=np.int64),
+        input_adr=np.array([ctx.input(c) for c in items], dtype=np.int64),
+        z_adr=np.array([ctx.layout.states(hydraulic_states(c), c.name) for c in items], dtype=np.int64),
+        out_adr=ctx.outputs(items))

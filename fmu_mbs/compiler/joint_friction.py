@@ -1,13 +1,14 @@
-"""JointFriction elements -> flat arrays (kernels/joint_friction.py), with the contact friction laws' parameter
-layout (kernels.contact CP_* columns)."""
+"""JointFriction elements -> the family's Arrays (kernels/families/joint_friction.py), with the contact friction
+laws' parameter layout (kernels.contact CP_* columns)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..kernels import contact as kc
-from ..kernels import joint_friction as kj
-from ..model.elements import JointFriction, Model
+from ..kernels.families import joint_friction as kj
+from ..model.elements import JointFriction
+from .lowering import LoweringContext
 
 FRICTION_CODES = {"coulomb": kc.FRICTION_COULOMB, "stribeck": kc.FRICTION_STRIBECK, "bristle": kc.FRICTION_BRISTLE}
 
@@ -26,12 +27,9 @@ def friction_parameters(f: JointFriction) -> np.ndarray:
     return par
 
 
-def compile_joint_friction(model: Model, midx: dict[str, int], joint_rows_of: dict[str, list[int]],
-                           z_start: int) -> tuple[dict, list[float]]:
-    """(ModelArrays fields jf_*, initial states) of the model's JointFriction elements; their bristle states
-    start at z address ``z_start``."""
-    items = [f for f in model.forces if isinstance(f, JointFriction)]
-    joints = {j.name: j for j in model.joints}
+def lower(items, ctx: LoweringContext):
+    """The family's Arrays; a bristle element's 3 states come from the layout."""
+    joints = {j.name: j for j in ctx.model.joints}
     n = len(items)
     typ = np.zeros(n, dtype=np.int64)
     mi = np.zeros(n, dtype=np.int64)
@@ -39,19 +37,21 @@ def compile_joint_friction(model: Model, midx: dict[str, int], joint_rows_of: di
     rows = -np.ones((n, kj.JF_MAX_ROWS), dtype=np.int64)
     geo = np.zeros((n, kj.N_JG))
     z_adr = -np.ones(n, dtype=np.int64)
-    z = z_start
     for k, f in enumerate(items):
         j = joints[f.joint]
         typ[k] = kj.JF_REVOLUTE if j.type == "revolute" else kj.JF_PRISMATIC
-        mi[k], mj[k] = midx[j.marker_i], midx[j.marker_j]
-        ids = joint_rows_of[j.name]
+        mi[k], mj[k] = ctx.midx[j.marker_i], ctx.midx[j.marker_j]
+        ids = ctx.joint_rows[j.name]
         rows[k, :len(ids)] = ids
         geo[k] = (f.pin_radius or 0.0, f.friction_arm, f.bending_arm, f.preload)
         if f.friction == "bristle":
-            z_adr[k] = z
-            z += kj.N_JF_STATES
-    fields = dict(jf_type=typ, jf_mi=mi, jf_mj=mj, jf_rows=rows,
-                  jf_model=np.array([FRICTION_CODES[f.friction] for f in items], dtype=np.int64),
-                  jf_par=np.array([friction_parameters(f) for f in items], dtype=float).reshape(n, kc.N_CPAR),
-                  jf_geo=geo, jf_z_adr=z_adr, jf_dissipative=np.ones(1, dtype=np.int64))
-    return fields, [0.0] * (z - z_start)
+            z_adr[k] = ctx.layout.states([0.0] * kj.N_JF_STATES, f.name)
+    return kj.Arrays(type=typ, mi=mi, mj=mj, rows=rows,
+                     model=np.array([FRICTION_CODES[f.friction] for f in items], dtype=np.int64),
+                     par=np.array([friction_parameters(f) for f in items], dtype=float).reshape(n, kc.N_CPAR),
+                     geo=geo, z_adr=z_adr, out_adr=ctx.outputs(items))
+
+
+def coupled_markers(a) -> list[tuple[int, int]]:
+    """Joint friction couples the joint's two bodies."""
+    return list(zip(a.mi.tolist(), a.mj.tolist()))

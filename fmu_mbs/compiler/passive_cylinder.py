@@ -1,5 +1,6 @@
-"""Lowering of passive cylinders (kernels/passive_cylinder.py): the part-data row, the squared stroke of the
-distance row, and the checks of the initial geometry that the element's formulas need."""
+"""Lowering of passive cylinders (kernels/families/passive_cylinder.py): the part-data row, the stroke's distance
+row (the family's ``rows`` hook), the element states and outputs, and the checks of the initial geometry that the
+element's formulas need."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import numpy as np
 from numpy.polynomial import polynomial as P
 
 from ..errors import ModelError
-from ..kernels import passive_cylinder as kp
+from ..kernels import model_arrays as ma
+from ..kernels.families import passive_cylinder as kp
 from ..model.elements import GROUND, Model, PassiveCylinder, PlanarBody, PointMass, RigidBody
 from ..model.functions import Constant, Linear, Polynomial, TimeFunction
+from .lowering import LoweringContext
 
 N_PC_PAR = kp.N_PC_PAR
 N_PC_STATES = kp.N_PC_STATES
@@ -56,8 +59,8 @@ def _rotation(body) -> np.ndarray:
     return np.eye(3)
 
 
-def check_passive_geometry(model: Model, passive: list[PassiveCylinder], q0, bidx: dict, midx: dict,
-                           m_pos: np.ndarray, m_rot: np.ndarray) -> None:
+def check_passive_geometry(model: Model, passive: list[PassiveCylinder], midx: dict, m_pos: np.ndarray,
+                           m_rot: np.ndarray) -> None:
     """ModelError if an element's markers coincide at the initial positions, or (spatial) its line is along the
     universal joint's cross axis z_i, where the joint locks (cos phi = 0 in seed 003 eq. 9)."""
     bodies = {b.name: b for b in model.bodies}
@@ -92,3 +95,28 @@ def check_passive_geometry(model: Model, passive: list[PassiveCylinder], q0, bid
                                 f"marker_i so that its z axis is across the cylinder")
     if problems:
         raise ModelError(problems, model.name)
+
+
+def add_stroke_rows(items, ctx: LoweringContext, rows) -> None:
+    """Rows hook: a distance row (ROW_D, f = d(t)^2) per stroke-driven element, remembered for ``lower``."""
+    ctx.core.setdefault("pc_rows", [])
+    for pc in items:
+        row = -1
+        if pc.stroke is not None:
+            mi, mj = ctx.midx[pc.marker_i], ctx.midx[pc.marker_j]
+            row = rows.add((ma.ROW_D, 0, 0, (0.0, 0.0, 0.0)), mi, mj, ctx.bidx[ctx.model.markers[mi].body],
+                           ctx.bidx[ctx.model.markers[mj].body], ctx.pool.add(squared_stroke(pc)), pc.name,
+                           f"passive cylinder '{pc.name}' stroke")
+        ctx.core["pc_rows"].append(row)
+
+
+def lower(items, ctx: LoweringContext):
+    """The family's Arrays: markers, part data, drive function and input, 12 states, the stroke row, outputs."""
+    check_passive_geometry(ctx.model, items, ctx.midx, ctx.marker_pos, ctx.marker_rot)
+    return kp.Arrays(
+        mi=ctx.markers(items, "marker_i"), mj=ctx.markers(items, "marker_j"),
+        par=np.array([passive_parameters(f) for f in items], dtype=float).reshape(len(items), N_PC_PAR),
+        fn=np.array([ctx.pool.add(f.force) for f in items], dtype=np.int64),
+        input_adr=np.array([ctx.input(f) for f in items], dtype=np.int64),
+        z_adr=np.array([ctx.layout.states([0.0] * N_PC_STATES, f.name) for f in items], dtype=np.int64),
+        row=np.array(ctx.core.pop("pc_rows", []), dtype=np.int64), out_adr=ctx.outputs(items))

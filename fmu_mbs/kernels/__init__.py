@@ -1,8 +1,9 @@
 """Layer 3: numba kernels. Arrays in, arrays out, SI units, no Python objects.
 
 Caching: every kernel module uses ``@njit(cache=True)``. Importing this package registers a numba cache locator
-for the files of this folder only: their cache lives in ``<cache root>/numba-<package>-<hash>``, where the hash
-covers every kernel source file and the numba version, and <package> is the import name of this copy of the
+for the files of this folder and its subfolders (one per element family or body kind, say): their cache lives in
+``<cache root>/numba-<package>-<hash>``, where the hash covers every kernel source file of the tree (by its path
+relative to this folder) and the numba version, and <package> is the import name of this copy of the
 library (numba's cached environments record module names). So
 
 - a change in one kernel module can never leave another module's cached code stale (numba itself only checks
@@ -27,8 +28,10 @@ _KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 
 def _kernel_source_hash() -> str:
     h = hashlib.sha1(numba.__version__.encode())
-    for path in sorted(Path(_KERNEL_DIR).glob("*.py")):
-        h.update(path.name.encode())
+    for path in sorted(Path(_KERNEL_DIR).rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        h.update(path.relative_to(_KERNEL_DIR).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
@@ -40,6 +43,12 @@ def kernel_cache_dir(package: str | None = None) -> str:
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "fmu-mbs")
     # numba's cached environments record the importing module's name, so the package name is part of the key
     return os.path.join(base, f"numba-{package or __name__.split('.')[0]}-{_kernel_source_hash()}")
+
+
+def _in_kernel_tree(py_file: str) -> bool:
+    """True for a source file of this folder or one of its subfolders."""
+    folder = os.path.dirname(os.path.abspath(py_file))
+    return folder == _KERNEL_DIR or folder.startswith(_KERNEL_DIR + os.sep)
 
 
 def _register_cache_locator() -> None:
@@ -61,7 +70,7 @@ def _register_cache_locator() -> None:
 
         @classmethod
         def from_function(cls, py_func, py_file):
-            if os.path.dirname(os.path.abspath(py_file)) != _KERNEL_DIR:
+            if not _in_kernel_tree(py_file):
                 return None
             self = cls(py_func, py_file)
             try:

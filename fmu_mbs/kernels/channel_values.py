@@ -4,8 +4,9 @@ communication step, so the Python-level evaluation, ~40 numpy and kernel calls, 
 ``channel_values`` fills the flat vector that analyses.channels.ChannelEvaluator gathers its channels from:
 marker block (16 per marker: r, v, a, quaternion [w, x, y, z], w; world axes), joint coordinates s (angles
 unwrapped against ``prev_s``) and rates sd of the measure rows, joint reactions (F, T on marker_j's body about
-marker_j's origin; on ground: minus the reaction on marker_i's body), driver efforts -lam, every force
-element output block, energies (kinetic, potential, total) and the two solver values.
+marker_j's origin; on ground: minus the reaction on marker_i's body), driver efforts -lam, the element output
+vector (every element's declared block, the multiplier-loaded ones included), energies (kinetic, potential,
+total) and the two solver values.
 
 Marker acceleration a = a_cm + alpha x s + w x (w x s), s = o - r; joint reaction from the multipliers (M qdd +
 Phi_q^T lam = Q convention): wrench w = -(jtw_rows^T lam_rows) about the body's CM, then T = n - s x F.
@@ -18,34 +19,28 @@ import math
 from numba import njit
 
 from .constraints import eval_constraints
-from .frames import body_accelerations
+from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, multiplier_outputs
+from .frames import marker_acceleration
+from .marker_loads import system_view
 from .mass import gravity_potential, kinetic_energy
-from .model_arrays import PLANAR, RIGID
-from .outputs import eval_forces, eval_frames
+from .model_arrays import MODE_FULL, PLANAR, RIGID
+from .system import eval_frames_ws, eval_rows_ws
 
 MARKER_VALUES = 16
 
 
 @njit(cache=True)
-def _marker_block(m, q, qd, qdd, ws, q_local, angle_local, planar, raw, off):
-    r, w, o, vo, wm, acc, alpha = ws[0], ws[3], ws[4], ws[6], ws[7], ws[8], ws[9]
-    body_accelerations(m, q, qd, qdd, acc, alpha)
+def _marker_block(m, q, qdd, fr, q_local, angle_local, planar, raw, off):
+    o, vo, wm = fr.o, fr.vo, fr.wm
     for k in range(m.marker_body.shape[0]):
         base = off + MARKER_VALUES * k
+        acc, _ = marker_acceleration(m.body_kind, m.body_q_adr, m.dim, m.marker_body, fr.r, o, wm, q, qdd, k)
         for i in range(3):
             raw[base + i] = o[k, i]
             raw[base + 3 + i] = vo[k, i]
+            raw[base + 6 + i] = acc[i]
             raw[base + 13 + i] = wm[k, i]
-            raw[base + 6 + i] = 0.0
         b = m.marker_body[k]
-        if b >= 0:
-            s0, s1, s2 = o[k, 0] - r[b, 0], o[k, 1] - r[b, 1], o[k, 2] - r[b, 2]
-            w0, w1, w2 = w[b, 0], w[b, 1], w[b, 2]
-            x0, x1, x2 = alpha[b, 0], alpha[b, 1], alpha[b, 2]
-            c0, c1, c2 = w1 * s2 - w2 * s1, w2 * s0 - w0 * s2, w0 * s1 - w1 * s0          # w x s
-            raw[base + 6] = acc[b, 0] + x1 * s2 - x2 * s1 + w1 * c2 - w2 * c1
-            raw[base + 7] = acc[b, 1] + x2 * s0 - x0 * s2 + w2 * c0 - w0 * c2
-            raw[base + 8] = acc[b, 2] + x0 * s1 - x1 * s0 + w0 * c1 - w1 * c0
         if planar:
             angle = angle_local[k]
             if b >= 0 and m.body_kind[b] == PLANAR:
@@ -73,12 +68,12 @@ def _marker_block(m, q, qd, qdd, ws, q_local, angle_local, planar, raw, off):
 
 
 @njit(cache=True)
-def _coordinates(ms, t, q, qd, mw, is_angle, prev_s, has_prev, raw, off_s, off_sd):
-    phi, jac, nu, gamma, jtw = mw
+def _coordinates(ms, t, q, qd, mrows, is_angle, prev_s, has_prev, raw, off_s, off_sd):
+    phi, jac = mrows.phi, mrows.jac
     n = phi.shape[0]
     if n == 0:
         return
-    eval_constraints(ms, t, q, qd, phi, jac, nu, gamma, jtw)
+    eval_constraints(ms, t, q, qd, phi, jac, mrows.nu, mrows.gamma, mrows.jtw)
     for k in range(n):
         sd = 0.0
         for c in range(jac.shape[1]):
@@ -123,41 +118,38 @@ def _reactions(m, jtw, lam, o, r, joint_mi, joint_mj, rows_ptr, rows_idx, raw, o
 
 
 @njit(cache=True)
-def channel_values(m, ms, t, q, qd, qdd, lam, u, zs, zn, Q, cw, ws, mw, fo, ccw, plan, q_local, angle_local, planar,
-                   is_angle, prev_s, has_prev, iterations, residual, raw, off):
+def channel_values(m, ms, t, q, qd, qdd, lam, u, zs, zn, Q, fr, rows, mrows, out, cw, plan, q_local, angle_local,
+                   planar, is_angle, prev_s, has_prev, iterations, residual, raw, off):
     """Fill ``raw`` (layout: module docstring) at the state (t, q, qd, qdd, lam) with inputs u and committed
-    element states zs (candidate states go to zn; forces evaluated with h = 0; Q: scratch, n_q).
+    element states zs (candidate states go to zn; forces evaluated with h = 0; Q: scratch, n_q); returns the
+    elastic energy (J).
 
-    m: model arrays; ms: measure rows (CompiledModel.measure); cw = (phi, jac, nu, gamma, jtw) for m's rows
-    and mw the same for ms's; ws = (r, A, v, w, o, R, vo, wm, acc, alpha); fo = (tsda, rsda, bush, act, hyd,
-    cont, pc) outputs as in eval_forces; ccw: the contact workspace (kernels.contact); plan = (joint_mi,
-    joint_mj, joint_rows_ptr, joint_rows_idx, driver_rows); off: int64 offsets of the blocks [marker, s, sd,
-    reaction, driver, tsda, rsda, bush, act, hyd, cont, pc, energy, solver]; prev_s: the previous coordinates
-    for unwrapping (updated)."""
-    phi, jac, nu, gamma, jtw = cw
-    r, A, v, w, o, R, vo, wm = ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7]
-    eval_constraints(m, t, q, qd, phi, jac, nu, gamma, jtw)
-    eval_frames(m, q, qd, r, A, v, w, o, R, vo, wm)
-    tsda, rsda, bush, act, hyd, cont, pc = fo
-    V = eval_forces(m, t, q, qd, r, o, R, vo, wm, u, 0.0, zs, zn, Q, tsda, rsda, bush, act, hyd, cont, pc, ccw)
-    _marker_block(m, q, qd, qdd, ws, q_local, angle_local, planar, raw, off[0])
-    _coordinates(ms, t, q, qd, mw, is_angle, prev_s, has_prev, raw, off[1], off[2])
+    m: model arrays; ms: measure rows (CompiledModel.measure); fr: Frames; rows and mrows: Rows for m's and ms's
+    rows; out: the element output vector; cw: the contact workspace; plan = (joint_mi, joint_mj, joint_rows_ptr,
+    joint_rows_idx, driver_rows); off: int64 offsets of the blocks [marker, s, sd, reaction, driver, out, energy,
+    solver]; prev_s: the previous coordinates for unwrapping (updated)."""
+    eval_frames_ws(m, q, qd, fr)
+    eval_rows_ws(m, t, q, qd, fr, rows)
+    sv = system_view(m, fr)
+    for i in range(Q.shape[0]):
+        Q[i] = 0.0
+    V = add_element_forces(m, sv, t, q, u, 0.0, zs, zn, MODE_FULL, Q, out)
+    V += add_contact_forces(m, sv, q, 0.0, zs, zn, MODE_FULL, Q, out, cw)
+    add_multiplier_forces(m, sv, q, rows.jtw, lam, 0.0, zs, zn, MODE_FULL, Q, out)
+    multiplier_outputs(m, sv, lam, out)
+    _marker_block(m, q, qdd, fr, q_local, angle_local, planar, raw, off[0])
+    _coordinates(ms, t, q, qd, mrows, is_angle, prev_s, has_prev, raw, off[1], off[2])
     joint_mi, joint_mj, rows_ptr, rows_idx, driver_rows = plan
-    _reactions(m, jtw, lam, o, r, joint_mi, joint_mj, rows_ptr, rows_idx, raw, off[3])
+    _reactions(m, rows.jtw, lam, fr.o, fr.r, joint_mi, joint_mj, rows_ptr, rows_idx, raw, off[3])
     for d in range(driver_rows.shape[0]):
         raw[off[4] + d] = -lam[driver_rows[d]]
-    k = 5
-    for arr in fo:                                  # every element output block, in the order of fo
-        n = arr.shape[1]
-        for e in range(arr.shape[0]):
-            for i in range(n):
-                raw[off[k] + n * e + i] = arr[e, i]
-        k += 1
+    for i in range(out.shape[0]):
+        raw[off[5] + i] = out[i]
     kin = kinetic_energy(m, q, qd)
     pot = gravity_potential(m, q) + V
-    raw[off[k]] = kin
-    raw[off[k] + 1] = pot
-    raw[off[k] + 2] = kin + pot
-    raw[off[k + 1]] = iterations
-    raw[off[k + 1] + 1] = residual
+    raw[off[6]] = kin
+    raw[off[6] + 1] = pot
+    raw[off[6] + 2] = kin + pot
+    raw[off[7]] = iterations
+    raw[off[7] + 1] = residual
     return V

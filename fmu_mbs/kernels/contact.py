@@ -1,8 +1,8 @@
-"""Compliant contact and friction forces (elements.Contact) into Q, with their outputs and elastic energy.
+"""Compliant contact and friction: the laws, the contact state table and the workspace (elements.Contact).
 
-Per force evaluation (``add_contact_forces``): world AABBs of all shapes inflated by a margin, the broad phase
-(broad_phase.candidate_pairs_ws, its sorted order kept between calls), for each candidate pair (s, t) on two
-bodies the contact element of their signatures (compiler/contacts.py) in O(1), the narrow phase
+Per force evaluation (``add_forces`` of kernels/families/contact.py): world AABBs of all shapes inflated by a
+margin, the broad phase (broad_phase.candidate_pairs_ws, its sorted order kept between calls), for each candidate
+pair (s, t) on two bodies the contact element of their signatures (compiler/contacts.py) in O(1), the narrow phase
 (contact_geometry.collide) and the forces below. Nothing allocates: the contact workspace ``cw`` (built once by
 ``new_contact_workspace``) holds every buffer. A pair buffer too short for the candidates sets
 ST_PAIR_OVERFLOW (no pair is dropped silently: the caller grows the buffer and evaluates again).
@@ -32,8 +32,8 @@ by (shape a, shape b, point)): each evaluation looks a point up in the committed
 candidate record into zn, which holds records only for the points in contact at that evaluation (the records
 of the previous evaluation are cleared first, through the ``used`` list). A full table sets
 ST_STATE_OVERFLOW: the caller fails with an error naming the compile option ``contact_state_capacity``.
-``m.cont_dissipative[0] == 0`` keeps only the elastic normal force (the energy split's conservative variant):
-damping, hysteresis and friction off.
+MODE_CONSERVATIVE keeps only the elastic normal force (the energy split's conservative variant): damping,
+hysteresis and friction off.
 """
 
 from __future__ import annotations
@@ -43,10 +43,9 @@ import math
 import numpy as np
 from numba import njit
 
-from .broad_phase import candidate_pairs_ws, shape_aabb
-from .contact_geometry import MAX_POINTS, SHAPE_PLANE, SHAPE_SPHERE, collide, sphere_plane, sphere_sphere
-from .frames import add_body_wrench
+from .contact_geometry import MAX_POINTS, SHAPE_PLANE
 from .functions import eval_curve
+from .model_arrays import arrays_type
 
 # normal laws
 LAW_LINEAR = 0
@@ -96,6 +95,13 @@ ST_USED = 3           # records written into zn by the last evaluation (their sl
 ST_ACTIVE = 4         # candidate pairs of the last evaluation (valid in pairs[:count])
 N_STAT = 5
 FP_MARGIN = 0         # fpar: AABB inflation (m)
+
+#: the contact workspace, allocated once per evaluator / integrator (new_contact_workspace): shape AABBs (lo, hi),
+#: the broad phase's sorted order, candidate pair buffer, narrow-phase output rows, sweep columns and boxes, cursor,
+#: status counters (ST_*), used state records, fpar (FP_*), and the contact-graph CSR of the colouring (bptr,
+#: bidx, mark)
+ContactWork = arrays_type("ContactWork", ["lo", "hi", "order", "pairs", "out", "col", "box", "cursor", "stat", "used",
+                                          "fpar", "bptr", "bidx", "mark"], __name__)
 # outputs per contact: fn, ft (3), depth
 N_CONT_OUT = 5
 
@@ -273,17 +279,6 @@ def state_insert(z, adr, cap, s, t, i, used, stat):
 
 
 @njit(cache=True, _nrt=False)
-def _wrench_at(marker_body, body_kind, body_q_adr, dim, mk, q, r, p0, p1, p2, F0, F1, F2, scale, Q):
-    """Q += scale * (force F at the world point p on the body of marker mk)."""
-    b = marker_body[mk]
-    if b < 0:
-        return
-    s0, s1, s2 = p0 - r[b, 0], p1 - r[b, 1], p2 - r[b, 2]
-    add_body_wrench(body_kind[b], body_q_adr[b], dim, q, F0, F1, F2, s1 * F2 - s2 * F1, s2 * F0 - s0 * F2,
-                    s0 * F1 - s1 * F0, scale, Q)
-
-
-@njit(cache=True, _nrt=False)
 def pair_stiffness(cont_par, cont_law, shape_compliance, shape_inv_radius, c, sa, sb):
     """k of contact c between shapes sa and sb: the given stiffness, or Hertz 4/3 E* sqrt(R*) (N/m^n)."""
     k = cont_par[c, CP_STIFFNESS]
@@ -294,152 +289,6 @@ def pair_stiffness(cont_par, cont_law, shape_compliance, shape_inv_radius, c, sa
     return 4.0 / 3.0 * e_star * math.sqrt(1.0 / inv_r)
 
 
-@njit(cache=True, _nrt=False)
-def contact_candidates(m, o, R, cw):
-    """Broad phase at the marker frames (o, R): candidate pairs into cw's pair buffer; returns their count
-    (ST_NEEDED, and ST_PAIR_OVERFLOW if the buffer is too short: then only the count is valid)."""
-    lo, hi, order, pairs, col, box, cursor, stat, fpar = cw[0], cw[1], cw[2], cw[3], cw[5], cw[6], cw[7], cw[8], cw[10]
-    ns = m.shape_kind.shape[0]
-    margin = fpar[FP_MARGIN]
-    for s in range(ns):
-        k = m.shape_marker[s]
-        if m.shape_kind[s] == SHAPE_SPHERE:     # shape_aabb's sphere branch, without the call's array set-up
-            e = m.shape_par[s, 0]
-            for i in range(3):
-                lo[s, i] = o[k, i] - e - margin
-                hi[s, i] = o[k, i] + e + margin
-            continue
-        shape_aabb(m.shape_kind[s], m.shape_par[s], o[k], R[k], m.mesh_ptr, m.mesh_verts, lo[s], hi[s])
-        for i in range(3):
-            lo[s, i] -= margin
-            hi[s, i] += margin
-    n = candidate_pairs_ws(lo, hi, m.shape_group, m.shape_mask, m.shape_excl_ptr, m.shape_excl_idx, order, pairs,
-                           col, box, cursor)
-    if n < 0:
-        stat[ST_PAIR_OVERFLOW] = 1
-        stat[ST_NEEDED] = -n
-        stat[ST_ACTIVE] = 0
-        return -n
-    stat[ST_NEEDED] = n
-    stat[ST_ACTIVE] = n
-    return n
-
-
-@njit(cache=True, _nrt=False)
-def _pair_element(shape_body, shape_sig, sig_contact, sig_swap, s, t):
-    """``pair_contact`` on plain arrays."""
-    if shape_body[s] == shape_body[t]:
-        return -1, s, t
-    ss = shape_sig[s]
-    st = shape_sig[t]
-    c = sig_contact[ss, st]
-    if c >= 0 and sig_swap[ss, st] != 0:
-        return c, t, s
-    return c, s, t
-
-
-@njit(cache=True, _nrt=False)
-def pair_contact(m, s, t):
-    """(contact element, a-side shape, b-side shape) of a candidate pair, or (-1, s, t) if no contact pairs
-    them or they sit on one body."""
-    return _pair_element(m.shape_body, m.shape_sig, m.sig_contact, m.sig_swap, s, t)
-
-
-@njit(cache=True, _nrt=False)
-def add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, cw):
-    """Q += every contact force at the marker frames (o, R, vo, wm) and body positions r; returns the elastic
-    energy of the normal forces (J). Writes the candidate contact states zn (records only for the points in
-    contact) and cont_out (n_contacts, 5) = [fn, ft (3), depth]. ``cw``: the contact workspace.
-
-    One loop over the candidate pairs with everything per pair and per point in its body: no call inside it
-    passes ModelArrays (each such call cost ~0.1-0.2 us of argument set-up, measured ~0.3 us per pair in all),
-    and sphere-sphere / sphere-plane pairs skip the general ``collide`` dispatch (contact_geometry fast paths)."""
-    for c in range(cont_out.shape[0]):
-        for j in range(N_CONT_OUT):
-            cont_out[c, j] = 0.0
-    if m.shape_kind.shape[0] < 2 or cont_out.shape[0] == 0:
-        return 0.0
-    pairs, out, stat, used = cw[3], cw[4], cw[8], cw[9]
-    adr = m.cont_state[0]
-    cap = m.cont_state[1]
-    for k in range(stat[ST_USED]):             # the records of the last evaluation
-        base = adr + Z_RECORD * used[k]
-        for j in range(Z_RECORD):
-            zn[base + j] = 0.0
-    stat[ST_USED] = 0
-    n = contact_candidates(m, o, R, cw)
-    if n > pairs.shape[0]:
-        return 0.0                             # ST_PAIR_OVERFLOW: the caller grows the buffer and evaluates again
-    full = m.cont_dissipative[0] != 0
-    shape_kind, shape_par, shape_marker = m.shape_kind, m.shape_par, m.shape_marker
-    cont_law, cont_par, cont_friction = m.cont_law, m.cont_par, m.cont_friction
-    marker_body, body_kind, body_q_adr, dim = m.marker_body, m.body_kind, m.body_q_adr, m.dim
-    V = 0.0
-    for kp in range(n):
-        c, sa, sb = _pair_element(m.shape_body, m.shape_sig, m.sig_contact, m.sig_swap, pairs[kp, 0], pairs[kp, 1])
-        if c < 0:
-            continue
-        ka = shape_marker[sa]
-        kb = shape_marker[sb]
-        kind_a = shape_kind[sa]
-        kind_b = shape_kind[sb]
-        if kind_a == SHAPE_SPHERE and kind_b == SHAPE_SPHERE:
-            npt = sphere_sphere(shape_par[sa, 0], o[ka, 0], o[ka, 1], o[ka, 2],
-                                shape_par[sb, 0], o[kb, 0], o[kb, 1], o[kb, 2], out)
-        elif kind_a == SHAPE_SPHERE and kind_b == SHAPE_PLANE:
-            npt = sphere_plane(shape_par[sa, 0], o[ka, 0], o[ka, 1], o[ka, 2], o[kb, 0], o[kb, 1], o[kb, 2],
-                               R[kb, 0, 2], R[kb, 1, 2], R[kb, 2, 2], 1.0, out)
-        elif kind_a == SHAPE_PLANE and kind_b == SHAPE_SPHERE:
-            npt = sphere_plane(shape_par[sb, 0], o[kb, 0], o[kb, 1], o[kb, 2], o[ka, 0], o[ka, 1], o[ka, 2],
-                               R[ka, 0, 2], R[ka, 1, 2], R[ka, 2, 2], -1.0, out)
-        else:
-            npt = collide(kind_a, shape_par[sa], o[ka], R[ka], kind_b, shape_par[sb], o[kb], R[kb],
-                          m.mesh_ptr, m.mesh_verts, m.mesh_tri_ptr, m.mesh_tris, out)
-        if npt <= 0:
-            continue
-        # per contact element
-        law = cont_law[c]
-        fmodel = cont_friction[c]
-        k = pair_stiffness(cont_par, cont_law, m.shape_compliance, m.shape_inv_radius, c, sa, sb)
-        stateful = law >= LAW_HUNT_CROSSLEY or fmodel == FRICTION_BRISTLE
-        Vp = 0.0
-        for i in range(min(npt, MAX_POINTS)):
-            d = out[i, 0]
-            n0, n1, n2 = out[i, 1], out[i, 2], out[i, 3]
-            p0, p1, p2 = out[i, 4], out[i, 5], out[i, 6]
-            # velocities of the material points at p: vo + w x (p - o) of each marker
-            la0, la1, la2 = p0 - o[ka, 0], p1 - o[ka, 1], p2 - o[ka, 2]
-            lb0, lb1, lb2 = p0 - o[kb, 0], p1 - o[kb, 1], p2 - o[kb, 2]
-            v0 = (vo[ka, 0] + wm[ka, 1] * la2 - wm[ka, 2] * la1) - (vo[kb, 0] + wm[kb, 1] * lb2 - wm[kb, 2] * lb1)
-            v1 = (vo[ka, 1] + wm[ka, 2] * la0 - wm[ka, 0] * la2) - (vo[kb, 1] + wm[kb, 2] * lb0 - wm[kb, 0] * lb2)
-            v2 = (vo[ka, 2] + wm[ka, 0] * la1 - wm[ka, 1] * la0) - (vo[kb, 2] + wm[kb, 0] * lb1 - wm[kb, 1] * lb0)
-            vn = v0 * n0 + v1 * n1 + v2 * n2
-            zr = -1
-            zw = -1
-            if stateful:
-                zr = state_find(zs, adr, cap, sa, sb, i)
-                zw = state_insert(zn, adr, cap, sa, sb, i, used, stat)
-            fn, Ve = normal_force(law, cont_par[c], m.curve_par, m.cont_curves[c], k, d, -vn, h, zs, zn, zr, zw,
-                                  full)
-            Vp += Ve
-            f0, f1, f2 = 0.0, 0.0, 0.0
-            if full and fmodel != FRICTION_NONE:
-                f0, f1, f2 = friction_law(fmodel, cont_par[c], fn, n0, n1, n2, v0 - vn * n0, v1 - vn * n1,
-                                          v2 - vn * n2, h, zs, zn, zr + R_S if zr >= 0 else -1,
-                                          zw + R_S if zw >= 0 else -1)
-            F0, F1, F2 = fn * n0 + f0, fn * n1 + f1, fn * n2 + f2
-            _wrench_at(marker_body, body_kind, body_q_adr, dim, ka, q, r, p0, p1, p2, F0, F1, F2, 1.0, Q)
-            _wrench_at(marker_body, body_kind, body_q_adr, dim, kb, q, r, p0, p1, p2, F0, F1, F2, -1.0, Q)
-            cont_out[c, 0] += fn
-            cont_out[c, 1] += f0
-            cont_out[c, 2] += f1
-            cont_out[c, 3] += f2
-            if d > cont_out[c, 4]:
-                cont_out[c, 4] = d
-        V += Vp
-    return V
-
-
 def default_margin(m) -> float:
     """AABB inflation of the broad phase (m): 5 % of the median size of the bounded shapes (1 mm if none), so
     the candidate pairs also list shapes about to touch (the finite-difference colouring uses them)."""
@@ -447,10 +296,9 @@ def default_margin(m) -> float:
     return 0.05 * float(np.median(sizes)) if sizes else 1e-3
 
 
-def new_contact_workspace(m, pair_capacity: int | None = None, margin: float | None = None) -> tuple:
-    """Contact workspace of ModelArrays ``m``: (lo, hi, order, pairs, out, col, box, cursor, stat, used, fpar, bptr,
-    bidx, mark), allocated once per evaluator / integrator; ``pair_capacity`` candidate pairs (default 4 per
-    shape, >= 64)."""
+def new_contact_workspace(m, pair_capacity: int | None = None, margin: float | None = None):
+    """ContactWork of ModelArrays ``m``, allocated once per evaluator / integrator; ``pair_capacity`` candidate pairs
+    (default 4 per shape, >= 64)."""
     ns = len(m.shape_kind)
     cap = max(64, 4 * ns) if pair_capacity is None else int(pair_capacity)
     order = np.zeros(max(ns, 1), dtype=np.int64)[:ns].copy()
@@ -458,17 +306,17 @@ def new_contact_workspace(m, pair_capacity: int | None = None, margin: float | N
         order[0] = -1
     fpar = np.array([default_margin(m) if margin is None else float(margin)])
     nb = len(m.body_kind)
-    return (np.zeros((ns, 3)), np.zeros((ns, 3)), order, np.zeros((cap, 2), dtype=np.int64),
-            np.zeros((MAX_POINTS, 7)), np.zeros((ns, 2), dtype=np.int64), np.zeros((ns, 8)),
-            np.zeros(4, dtype=np.int64), np.zeros(N_STAT, dtype=np.int64),
-            np.zeros(max(int(m.cont_state[1]), 1), dtype=np.int64), fpar,
-            np.zeros(nb + 1, dtype=np.int64), np.zeros(2 * cap, dtype=np.int64), np.zeros(nb + 1, dtype=np.int64))
+    return ContactWork(np.zeros((ns, 3)), np.zeros((ns, 3)), order, np.zeros((cap, 2), dtype=np.int64),
+                       np.zeros((MAX_POINTS, 7)), np.zeros((ns, 2), dtype=np.int64), np.zeros((ns, 8)),
+                       np.zeros(4, dtype=np.int64), np.zeros(N_STAT, dtype=np.int64),
+                       np.zeros(max(int(m.cont_state[1]), 1), dtype=np.int64), fpar,
+                       np.zeros(nb + 1, dtype=np.int64), np.zeros(2 * cap, dtype=np.int64),
+                       np.zeros(nb + 1, dtype=np.int64))
 
 
-def grown_contact_workspace(cw: tuple) -> tuple:
+def grown_contact_workspace(cw):
     """``cw`` with a pair buffer for 1.5 x the candidates its last evaluation found (overflow flag cleared)."""
-    stat = cw[8]
-    need = int(stat[ST_NEEDED])
-    pairs = np.zeros((max(int(1.5 * need) + 16, 2 * cw[3].shape[0]), 2), dtype=np.int64)
-    stat[ST_PAIR_OVERFLOW] = 0
-    return (*cw[:3], pairs, *cw[4:12], np.zeros(2 * pairs.shape[0], dtype=np.int64), cw[13])
+    need = int(cw.stat[ST_NEEDED])
+    pairs = np.zeros((max(int(1.5 * need) + 16, 2 * cw.pairs.shape[0]), 2), dtype=np.int64)
+    cw.stat[ST_PAIR_OVERFLOW] = 0
+    return cw._replace(pairs=pairs, bidx=np.zeros(2 * pairs.shape[0], dtype=np.int64))

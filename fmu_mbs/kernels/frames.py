@@ -13,7 +13,7 @@ import math
 from numba import njit
 
 from .model_arrays import PLANAR, POINT_MASS
-from .rotation import quat_to_matrix
+from .rotation import cross_v, quat_to_matrix
 
 
 @njit(cache=True, _nrt=False)
@@ -170,3 +170,33 @@ def body_accelerations(m, q, qd, qdd, acc, alpha):
             alpha[b, 0] = 2.0 * (-e1 * d0 + e0 * d1 - e3 * d2 + e2 * d3)
             alpha[b, 1] = 2.0 * (-e2 * d0 + e3 * d1 + e0 * d2 - e1 * d3)
             alpha[b, 2] = 2.0 * (-e3 * d0 - e2 * d1 + e1 * d2 + e0 * d3)
+
+
+@njit(cache=True, _nrt=False)
+def body_acceleration(kind, a, dim, q, qdd):
+    """(CM acceleration, angular acceleration), world, of a body of kind ``kind`` whose coordinates start at q[a],
+    from qdd (alpha = 2 E(p) p'' for r-p bodies, exact because E(p') p' = 0)."""
+    if kind == POINT_MASS:
+        return ((qdd[a], qdd[a + 1], qdd[a + 2] if dim == 3 else 0.0), (0.0, 0.0, 0.0))
+    if kind == PLANAR:
+        return (qdd[a], qdd[a + 1], 0.0), (0.0, 0.0, qdd[a + 2])
+    e0, e1, e2, e3 = q[a + 3], q[a + 4], q[a + 5], q[a + 6]
+    d0, d1, d2, d3 = qdd[a + 3], qdd[a + 4], qdd[a + 5], qdd[a + 6]
+    return ((qdd[a], qdd[a + 1], qdd[a + 2]),
+            (2.0 * (-e1 * d0 + e0 * d1 - e3 * d2 + e2 * d3), 2.0 * (-e2 * d0 + e3 * d1 + e0 * d2 - e1 * d3),
+             2.0 * (-e3 * d0 - e2 * d1 + e1 * d2 + e0 * d3)))
+
+
+@njit(cache=True, _nrt=False)
+def marker_acceleration(body_kind, body_q_adr, dim, marker_body, r, o, wm, q, qdd, k):
+    """(origin acceleration a + alpha x s + w x (w x s), angular acceleration), world (m/s^2, rad/s^2), of marker k
+    from qdd, at the frames r (body CMs), o (marker origins) and wm (marker angular velocities); zeros on ground."""
+    b = marker_body[k]
+    if b < 0:
+        return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    acc, alpha = body_acceleration(body_kind[b], body_q_adr[b], dim, q, qdd)
+    w = (wm[k, 0], wm[k, 1], wm[k, 2])
+    s = (o[k, 0] - r[b, 0], o[k, 1] - r[b, 1], o[k, 2] - r[b, 2])
+    axs = cross_v(alpha, s)
+    wws = cross_v(w, cross_v(w, s))
+    return (acc[0] + axs[0] + wws[0], acc[1] + axs[1] + wws[1], acc[2] + axs[2] + wws[2]), alpha

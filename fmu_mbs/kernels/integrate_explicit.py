@@ -44,19 +44,14 @@ import math
 
 from numba import njit
 
-from .constraints import eval_constraint_rows
-from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW, add_contact_forces
+from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
+from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, after_step, has_multiplier_forces
 from .integrate_alf import (
     CONTACT_PAIRS,
     CONTACT_STATES,
     N_REP,
     NOT_FINITE,
     OK,
-    OPT_C,
-    OPT_ENERGY_BALANCE,
-    OPT_NONCONS,
-    OPT_PIVOT,
-    OPT_TOL,
     SC_EC_READY,
     SC_P_DISS,
     SC_P_IN,
@@ -66,24 +61,21 @@ from .integrate_alf import (
     SC_W_IN,
     SINGULAR,
     consistent_accelerations,
-    energy_variants,
     project,
     record_step,
     scan_inputs,
 )
 from .linalg import env_cholesky, env_solve_permuted
-from .model_arrays import ModelArrays
-from .passive_cylinder import store_end_accelerations
+from .marker_loads import system_view
+from .mass import add_inertia_forces
+from .model_arrays import MODE_FULL
 from .system import (
-    VARIANT_NO_INPUTS,
-    add_marker_inputs,
     assemble_iteration_matrix,
-    base_forces_ws,
+    body_view,
     eval_frames_ws,
-    force_variant,
+    eval_rows_ws,
     jac_t_times,
     jac_times,
-    joint_friction_ws,
     mass_blocks,
     mass_times,
     powers,
@@ -117,78 +109,122 @@ def al_accelerations(bv, mb, row_cols, jac, gamma, Q, c, first, ptr, val, pos, w
 
 
 @njit(cache=True, _nrt=False)
-def end_state_forces(m, mx, t, q, qd, u, h, zs, zn, fr, fo, phi, jac, nu, gamma, jtw, Q, lam_est, has_contact, has_jf,
-                     rows_current):
-    """Frames, forces Q and constraint rows at (t, q, qd) (the rows only unless ``rows_current``: already evaluated
-    at this state), the element states advanced over h from zs into zn; returns the elastic energy (J).
-    ``lam_est``: the multipliers that load joint friction."""
-    V = base_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo)
-    r, A, v, w, o, R, vo, wm = fr
-    if u.shape[0] > 0:
-        add_marker_inputs(m, q, fr, u, Q)
-    if has_contact:
-        V += add_contact_forces(mx, q, r, o, R, vo, wm, h, zs, zn, Q, fo[5], fo[8])
+def end_state_forces(m, sv, st, ws, t, h, lam_est, rows_current):
+    """Frames, forces ws.Q and constraint rows ws.rows at (t, st.q, st.qd) (the rows only unless ``rows_current``:
+    already evaluated at this state), the element states advanced over h from zs into zn; returns the elastic
+    energy (J). ``lam_est``: the multipliers that load joint friction."""
+    q, qd, fr, rows, Q = st.q, st.qd, ws.fr, ws.rows, ws.Q
+    eval_frames_ws(m, q, qd, fr)
+    for i in range(Q.shape[0]):
+        Q[i] = 0.0
+    V = add_element_forces(m, sv, t, q, st.u, h, st.zs, ws.zn, MODE_FULL, Q, ws.out)
+    add_inertia_forces(m, q, qd, Q)
+    V += add_contact_forces(m, sv, q, h, st.zs, ws.zn, MODE_FULL, Q, ws.out, ws.cw)
     if not rows_current:
-        eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
-    if has_jf:
-        joint_friction_ws(mx, q, fr, jtw, lam_est, h, zs, zn, Q, fo)
+        eval_rows_ws(m, t, q, qd, fr, rows)
+    if has_multiplier_forces(m):
+        add_multiplier_forces(m, sv, q, rows.jtw, lam_est, h, st.zs, ws.zn, MODE_FULL, Q, ws.out)
     return V
 
 
 @njit(cache=True, _nrt=False)
-def stage_accelerations(m, mx, bv, pat, t, q, qd, u, h, zs, zn, fr, fo, phi, jac, nu, gamma, jtw, Q, mb, Wx, val, y,
-                        rhs, gc, work, lam_est, c, pivot, qdd, lam, has_contact, has_jf):
-    """end_state_forces at (t, q, qd), then T = M + c Phi_q^T Phi_q factorised and the accelerations qdd and
-    multipliers lam solved in place from their guesses. Returns (elastic energy J, -1), or (0, the failing envelope
-    row) if T is not positive definite."""
-    pos, first, ptr = pat[0], pat[1], pat[2]
-    V = end_state_forces(m, mx, t, q, qd, u, h, zs, zn, fr, fo, phi, jac, nu, gamma, jtw, Q, lam_est, has_contact,
-                         has_jf, False)
-    mass_blocks(bv, q, mb)
-    assemble_iteration_matrix(bv, mb, jac, c, Wx, False, pat, val)
-    bad = env_cholesky(first, ptr, val, pivot)
+def stage_accelerations(m, sv, bv, pat, st, ws, t, h, lam_est, c, pivot):
+    """end_state_forces at (t, st.q, st.qd), then T = M + c Phi_q^T Phi_q factorised and the accelerations st.qdd
+    and multipliers st.lam solved in place from their guesses. Returns (elastic energy J, -1), or (0, the failing
+    envelope row) if T is not positive definite."""
+    V = end_state_forces(m, sv, st, ws, t, h, lam_est, False)
+    mass_blocks(bv, st.q, ws.mb)
+    assemble_iteration_matrix(bv, ws.mb, ws.rows.jac, c, ws.Wx, False, pat, ws.val)
+    bad = env_cholesky(pat.first, pat.ptr, ws.val, pivot)
     if bad >= 0:
         return 0.0, bad
-    al_accelerations(bv, mb, m.row_cols, jac, gamma, Q, c, first, ptr, val, pos, work, y, rhs, gc, qdd, lam)
+    al_accelerations(bv, ws.mb, m.row_cols, ws.rows.jac, ws.rows.gamma, ws.Q, c, pat.first, pat.ptr, ws.val, pat.pos,
+                     ws.work, ws.y, ws.rhs, ws.res, st.qdd, st.lam)
     return V, -1
 
 
-@njit(cache=True)
-def explicit_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z):
-    """Advance the state ``st`` by n_steps explicit midpoint steps of size h (s). Returns (status, steps done, detail:
-    the failing envelope row for SINGULAR, else 0); on failure the state is left at the start of the failing step.
-    Arguments as integrate_alf.alf_advance (the same state tuple, of which it uses sc, q, qd, qdd, lam, u, zs,
-    u_last and lam*); ``ws`` is alf_advance's workspace plus a copy of the committed element states."""
-    m = ModelArrays(*mt)
-    mx = force_variant(m, off, VARIANT_NO_INPUTS)
-    bv = (m.body_kind, m.body_q_adr, m.body_q_num, m.body_mass, m.body_inertia)
+@njit(cache=True, _nrt=False, inline="always")
+def project_end(m, bv, pat, st, ws, t1, h, tol, c, pivot):
+    """T at the new positions (it also serves the end state's accelerations) and the projections onto the position
+    and velocity constraints, only where the residuals exceed tol and tol / h. Returns (failing envelope row or -1,
+    whether ws.rows are still those of (t1, q, qd))."""
+    n = st.q.shape[0]
+    nr = st.lam.shape[0]
     rc = m.row_cols
-    pos, first, ptr = pat[0], pat[1], pat[2]
-    sc, q, qd, qdd, lam, u, zs, u_last, lam_s, acc, vt, at, gc = st
-    (fr, fo, zn, phi, jac, nu, gamma, jtw, Q, Qa, Qb, mb, q0, qd0, qdd0, lam0, y, res, dq, rhs, work, val, Wx,
-     dlt, phi2, jac2, nu2, gamma2, jtw2, jk, y2, dq2, pqd0, pqdd0, z0) = ws
+    rows = ws.rows
+    eval_frames_ws(m, st.q, st.qd, ws.fr)
+    eval_rows_ws(m, t1, st.q, st.qd, ws.fr, rows)
+    mass_blocks(bv, st.q, ws.mb)
+    assemble_iteration_matrix(bv, ws.mb, rows.jac, c, ws.Wx, False, pat, ws.val)
+    bad = env_cholesky(pat.first, pat.ptr, ws.val, pivot)
+    if bad >= 0 or nr == 0:
+        return bad, True
+    for _ in range(MAX_POSITION_PASSES):
+        worst = 0.0
+        for k in range(nr):
+            if abs(rows.phi[k]) > worst:
+                worst = abs(rows.phi[k])
+        if not worst > tol:
+            break
+        for i in range(n):
+            ws.rhs[i] = 0.0
+        jac_t_times(rc, rows.jac, rows.phi, ws.rhs, -c)
+        env_solve_permuted(pat.first, pat.ptr, ws.val, pat.pos, ws.rhs, ws.work)
+        for i in range(n):
+            st.q[i] += ws.rhs[i]
+        eval_frames_ws(m, st.q, st.qd, ws.fr)
+        eval_rows_ws(m, t1, st.q, st.qd, ws.fr, rows)
+    jac_times(rc, rows.jac, st.qd, ws.y)
+    worst = 0.0
+    for k in range(nr):
+        if abs(ws.y[k] - rows.nu[k]) > worst:
+            worst = abs(ws.y[k] - rows.nu[k])
+    if worst > tol / h:
+        project(rc, rows.jac, rows.nu, c, pat.first, pat.ptr, ws.val, pat.pos, ws.work, ws.y, ws.rhs, st.qd)
+        return -1, False
+    return -1, True
 
+
+@njit(cache=True, _nrt=False, inline="always")
+def restore_start(st, ws):
+    """Put the state back at the start of the failing step."""
+    for i in range(st.q.shape[0]):
+        st.q[i] = ws.q0[i]
+        st.qd[i] = ws.qd0[i]
+        st.qdd[i] = ws.qdd0[i]
+    for k in range(st.lam.shape[0]):
+        st.lam[k] = ws.lam0[k]
+    for k in range(st.zs.shape[0]):
+        st.zs[k] = ws.z0[k]
+
+
+@njit(cache=True)
+def explicit_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z):
+    """Advance the State ``st`` by n_steps explicit midpoint steps of size h (s). Returns (status, steps done, detail:
+    the failing envelope row for SINGULAR, else 0); on failure the state is left at the start of the failing step.
+    Arguments as alf_loop.alf_advance (the same named data; it uses sc, q, qd, qdd, lam, u, zs, u_last, lam_star of
+    the State and ws.z0 for the committed element states of a step's start)."""
+    sv = system_view(m, ws.fr)
+    bv = body_view(m)
+    sc = st.sc
+    q, qd, qdd, lam, zs = st.q, st.qd, st.qdd, st.lam, st.zs
     n = q.shape[0]
     nr = lam.shape[0]
-    c = opt[OPT_C]
-    tol = opt[OPT_TOL]
-    pivot = opt[OPT_PIVOT]
-    noncons = opt[OPT_NONCONS] > 0.0
-    balance = opt[OPT_ENERGY_BALANCE] > 0.0
-    nonzero, u_changed = scan_inputs(u, u_last)
-    noncons = noncons or nonzero
-    md, mc = energy_variants(m, off, mx, noncons and balance)
-    has_contact = fo[5].shape[0] > 0
-    has_jf = m.jf_type.shape[0] > 0
+    c = opt.c
+    pivot = opt.pivot
+    balance = opt.energy_balance > 0.0
+    nonzero, u_changed = scan_inputs(st.u, st.u_last)
+    noncons = opt.noncons > 0.0 or nonzero
     hh = 0.5 * h
     t0 = sc[SC_T]
+    y2 = ws.y2
+    V = 0.0
 
     # the start state's accelerations (first same as last), unless the last call left them with the same inputs
     if sc[SC_EC_READY] == 0.0 or u_changed:
         for k in range(nr):
             y2[k] = lam[k]
-        V, bad = stage_accelerations(m, mx, bv, pat, t0, q, qd, u, hh, zs, zn, fr, fo, phi, jac, nu, gamma, jtw, Q,
-                                     mb, Wx, val, y, rhs, res, work, y2, c, pivot, qdd, lam, has_contact, has_jf)
+        V, bad = stage_accelerations(m, sv, bv, pat, st, ws, t0, hh, y2, c, pivot)
         if bad >= 0:
             return SINGULAR, 0, float(bad)
         sc[SC_EC_READY] = 1.0
@@ -199,110 +235,68 @@ def explicit_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, 
     for step in range(n_steps):
         t1 = t0 + (step + 1) * h
         for i in range(n):
-            q0[i] = q[i]
-            qd0[i] = qd[i]
-            qdd0[i] = qdd[i]
+            ws.q0[i] = q[i]
+            ws.qd0[i] = qd[i]
+            ws.qdd0[i] = qdd[i]
         for k in range(nr):
-            lam0[k] = lam[k]
+            ws.lam0[k] = lam[k]
             y2[k] = lam[k]                    # joint friction's multipliers: the previous solve's
         for k in range(zs.shape[0]):
-            z0[k] = zs[k]
+            ws.z0[k] = zs[k]
         status = OK
         detail = 0.0
+        p_diss, p_in = math.nan, math.nan
         # midpoint stage: q, qd hold the midpoint state, qdd its accelerations (guess: the start's)
         for i in range(n):
-            q[i] = q0[i] + hh * qd0[i]
-            qd[i] = qd0[i] + hh * qdd0[i]
-        V, bad = stage_accelerations(m, mx, bv, pat, t1 - hh, q, qd, u, h, zs, zn, fr, fo, phi, jac, nu, gamma, jtw,
-                                     Q, mb, Wx, val, y, rhs, res, work, y2, c, pivot, qdd, lam, has_contact, has_jf)
+            q[i] = ws.q0[i] + hh * ws.qd0[i]
+            qd[i] = ws.qd0[i] + hh * ws.qdd0[i]
+        V, bad = stage_accelerations(m, sv, bv, pat, st, ws, t1 - hh, h, y2, c, pivot)
         if bad >= 0:
             status = SINGULAR
             detail = float(bad)
         else:
             for k in range(zs.shape[0]):      # the midpoint's element states are the step's
-                zs[k] = zn[k]
+                zs[k] = ws.zn[k]
             # powers at the midpoint (frames, rows, multipliers are its own): the step moves q by h qd_m under
             # the midpoint forces, so h P(t + h/2) is the work the step does
-            p_diss, p_in = math.nan, math.nan
             if balance and noncons:
-                p_diss, p_in = powers(m, mx, md, mc, t1 - hh, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu, noncons,
-                                      jtw)
+                p_diss, p_in = powers(m, sv, t1 - hh, q, qd, st.u, zs, ws.zn, ws.out, ws.cw, ws.Qa, ws.Qb, lam,
+                                      ws.rows.nu, noncons, ws.rows.jtw)
             elif balance:
                 p_diss, p_in = 0.0, 0.0
                 for k in range(nr):
-                    p_in -= lam[k] * nu[k]
+                    p_in -= lam[k] * ws.rows.nu[k]
             for i in range(n):
-                q[i] = q0[i] + h * qd[i]
-                qd[i] = qd0[i] + h * qdd[i]
-            # T at the new positions (it also serves the end state's accelerations); projections onto the
-            # position and velocity constraints only where the residuals exceed tol and tol / h
-            eval_frames_ws(m, q, qd, fr)
-            r, A, v, w, o, R, vo, wm = fr
-            eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
-            mass_blocks(bv, q, mb)
-            assemble_iteration_matrix(bv, mb, jac, c, Wx, False, pat, val)
-            bad = env_cholesky(first, ptr, val, pivot)
-            rows_current = True       # the rows at (t1, q, qd), unless the velocity projection changes qd
+                q[i] = ws.q0[i] + h * qd[i]
+                qd[i] = ws.qd0[i] + h * qdd[i]
+            bad, rows_current = project_end(m, bv, pat, st, ws, t1, h, opt.tol, c, pivot)
             if bad >= 0:
                 status = SINGULAR
                 detail = float(bad)
-            elif nr > 0:
-                for _ in range(MAX_POSITION_PASSES):
-                    worst = 0.0
-                    for k in range(nr):
-                        if abs(phi[k]) > worst:
-                            worst = abs(phi[k])
-                    if not worst > tol:
-                        break
-                    for i in range(n):
-                        rhs[i] = 0.0
-                    jac_t_times(rc, jac, phi, rhs, -c)
-                    env_solve_permuted(first, ptr, val, pos, rhs, work)
-                    for i in range(n):
-                        q[i] += rhs[i]
-                    eval_frames_ws(m, q, qd, fr)
-                    r, A, v, w, o, R, vo, wm = fr
-                    eval_constraint_rows(m, t1, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
-                jac_times(rc, jac, qd, y)
-                worst = 0.0
-                for k in range(nr):
-                    if abs(y[k] - nu[k]) > worst:
-                        worst = abs(y[k] - nu[k])
-                if worst > tol / h:
-                    project(rc, jac, nu, c, first, ptr, val, pos, work, y, rhs, qd)
-                    rows_current = False
-            if status == OK:
+            else:
                 # the end state: forces, rows and accelerations (the next step's first stage), solved with T of
                 # the unprojected positions (the projection moved them by the step's drift only)
                 for k in range(nr):
                     y2[k] = lam[k]
-                V = end_state_forces(m, mx, t1, q, qd, u, hh, zs, zn, fr, fo, phi, jac, nu, gamma, jtw, Q, y2,
-                                     has_contact, has_jf, rows_current)
-                al_accelerations(bv, mb, rc, jac, gamma, Q, c, first, ptr, val, pos, work, y, rhs, res, qdd, lam)
+                V = end_state_forces(m, sv, st, ws, t1, hh, y2, rows_current)
+                al_accelerations(bv, ws.mb, m.row_cols, ws.rows.jac, ws.rows.gamma, ws.Q, c, pat.first, pat.ptr,
+                                 ws.val, pat.pos, ws.work, ws.y, ws.rhs, ws.res, qdd, lam)
         if status == OK:
             for i in range(n):
                 if not (math.isfinite(q[i]) and math.isfinite(qd[i]) and math.isfinite(qdd[i])):
                     status = NOT_FINITE
                     break
-        cstat = fo[8][8]
+        cstat = ws.cw.stat
         if status == OK and cstat[ST_PAIR_OVERFLOW] != 0:
             status = CONTACT_PAIRS
         if status == OK and cstat[ST_STATE_OVERFLOW] != 0:
             status = CONTACT_STATES
         if status != OK:
-            for i in range(n):
-                q[i] = q0[i]
-                qd[i] = qd0[i]
-                qdd[i] = qdd0[i]
-            for k in range(nr):
-                lam[k] = lam0[k]
-            for k in range(zs.shape[0]):
-                zs[k] = z0[k]
+            restore_start(st, ws)
             return status, step, detail
         for k in range(nr):
-            lam_s[k] = lam[k]
-        r, A, v, w, o, R, vo, wm = fr
-        store_end_accelerations(m, q, qdd, r, w, o, zs)   # passive cylinders: accelerations for the next step
+            st.lam_star[k] = lam[k]
+        after_step(m, sv, q, qdd, zs)   # e.g. passive cylinders: accelerations for the next step
 
         # reports (frames, rows and twist rows are those of the end state)
         sc[SC_W_DISS] += h * p_diss
@@ -311,8 +305,7 @@ def explicit_advance(mt, off, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, 
         sc[SC_P_IN] = p_in
         sc[SC_T] = t1
         sc[SC_STEPS] += 1.0
-        record_step(m, step, N_EVALUATIONS, V, q, qd, qdd, lam, zs, phi, jac, nu, gamma, sc, rep, rec_q, rec_qd,
-                    rec_qdd, rec_lam, rec_z)
+        record_step(m, step, N_EVALUATIONS, V, st, ws.rows, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z)
     return OK, n_steps, 0.0
 
 

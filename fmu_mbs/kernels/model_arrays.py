@@ -1,27 +1,20 @@
 """ModelArrays: the compiled model as one namedtuple of flat arrays (structure of arrays per element
 family), the only model object kernels see. Built by fmu_mbs.compiler; read-only.
 
-Naming: ``<family>_<quantity>``; marker and body indices are -1 for ground; ``*_fn`` index the
-time-function table (-1 = none); ``*_adr``/``*_len`` address the float pools.
+Naming: core arrays ``<table>_<quantity>`` (bodies, markers, rows, functions, shapes); each element family's
+arrays sit in its own named tuple ``m.<family key>`` (kernels/families/, compiler/families.py); marker and body
+indices are -1 for ground; ``fn`` fields index the time-function table (-1 = none); ``*_adr``/``*_len`` address
+the float pools; ``out_adr`` the element's block of the output vector (``n_out`` values in all).
 
-Element states: ``<family>_z_adr`` (-1 = none) address a flat state vector z (initial values ``z0``) that
+Element states: a family's ``z_adr`` (-1 = none) address a flat state vector z (initial values ``z0``) that
 the solver carries between steps: force kernels read the committed states ``zs`` of the step start and write
 the candidate states ``zn`` at the evaluated (t, q, qd); an integrator copies zn -> zs on step acceptance.
 
 Contact (kernels/contact.py): ``shape_*`` per shape (kind and params as in the narrow-phase contract, marker,
 broad-phase group/mask bits and the CSR list of shapes it never collides with, body, contact signature, Hertz
 compliance (1 - nu^2)/E and curvature 1/R), mesh pools, ``sig_contact`` / ``sig_swap`` per pair of signatures
-(contact element or -1; 1 if the second shape is the a side), ``cont_*`` per contact element (law, parameters,
-friction model, curve addresses), ``cont_state`` ([z address, records] of the contact state table) and
-``cont_dissipative`` ([1]; 0 in the energy split's conservative variant).
-
-Passive cylinders (kernels/passive_cylinder.py): ``pc_*`` per element: markers, part data (PC_* layout),
-drive function and input slot, the address of its 12 states (previous-step end accelerations) and its
-stroke constraint row (-1: force-driven).
-Joint friction (kernels/joint_friction.py): ``jf_*`` per friction element: joint type (JF_REVOLUTE or
-JF_PRISMATIC), the joint's markers, its constraint rows (-1 padded), friction law and CP_* parameters
-(kernels.contact), geometry (JG_* columns), bristle state address (3 values, -1 = none) and ``jf_dissipative``
-([1]; 0 in the conservative variant).
+(contact element or -1; 1 if the second shape is the a side) and ``cont_state`` ([z address, records] of the
+contact state table); the contact elements' laws are the ``contact`` family's arrays.
 """
 
 from __future__ import annotations
@@ -52,30 +45,34 @@ FN_HARMONIC = 4     # [amplitude, omega, phase, offset]
 FN_TABLE_LINEAR = 5  # [t_0..t_n-1, v_0..v_n-1], len = 2n
 FN_TABLE_CUBIC = 6   # [t_0..t_n-1, c (4 x (n-1)) descending powers], len = n + 4(n-1)
 
-# The type name carries the package name: numba types a namedtuple by its class name and fields, so two copies
-# of this library in one process (the installed one and an FMU's vendored ``fmu_mbs_<hash>``) would otherwise
-# share one numba type, and the second copy's dispatchers would fall back to their slow path (measured 17x
-# slower FMU steps after a library run in the same process).
-ModelArrays = namedtuple("ModelArrays_" + __name__.split(".")[0], [
+# force-evaluation modes (the energy split evaluates the forces three times, switching terms off by mode)
+MODE_FULL = 0            # every force: springs, dampers, friction, time functions, inputs, power ports
+MODE_DAMPED = 1          # without inputs, time functions and power ports (actuators, hydraulics, passive cylinders)
+MODE_CONSERVATIVE = 2    # gravity and springs only (no dampers, no friction)
+
+#: fields of ModelArrays shared by every family: bodies, markers, constraint rows, function pools, initial element
+#: states, contact shapes and signatures (the contact state table's [address, records] included); the families'
+#: own arrays follow, one named tuple per family (compiler/families.py builds the type from its registry)
+CORE_FIELDS = (
     "dim", "gravity",
     "body_kind", "body_q_adr", "body_q_num", "body_mass", "body_inertia",
     "marker_body", "marker_pos", "marker_rot", "marker_input_adr",
     "row_type", "row_mi", "row_mj", "row_axis_i", "row_axis_j", "row_c", "row_fn",
     "row_body_i", "row_body_j", "row_cols",
     "fn_type", "fn_adr", "fn_len", "fn_par",
-    "curve_par",
-    "tsda_mi", "tsda_mj", "tsda_k", "tsda_l0", "tsda_c", "tsda_fn", "tsda_spring", "tsda_damper",
-    "rsda_mi", "rsda_mj", "rsda_k", "rsda_theta0", "rsda_c", "rsda_fn", "rsda_spring", "rsda_damper",
-    "bush_mi", "bush_mj", "bush_k", "bush_c", "bush_kr", "bush_cr",
-    "load_marker", "load_fn", "load_frame",
-    "act_mi", "act_mj", "act_fn", "act_input_adr",
-    "rsda_z_adr", "z0",
-    "hyd_mi", "hyd_mj", "hyd_par", "hyd_fn", "hyd_input_adr", "hyd_z_adr",
+    "curve_par", "z0",
     "shape_kind", "shape_marker", "shape_par", "shape_group", "shape_mask", "shape_excl_ptr", "shape_excl_idx",
     "mesh_ptr", "mesh_verts", "mesh_tri_ptr", "mesh_tris",
     "shape_body", "shape_sig", "shape_compliance", "shape_inv_radius", "sig_contact", "sig_swap", "cont_state",
-    "cont_law", "cont_par", "cont_friction", "cont_curves", "cont_dissipative",
-    "pc_mi", "pc_mj", "pc_par", "pc_fn", "pc_input_adr", "pc_z_adr", "pc_row",
-    "jf_type", "jf_mi", "jf_mj", "jf_rows", "jf_model", "jf_par", "jf_geo", "jf_z_adr", "jf_dissipative",
-])
-ModelArrays.__qualname__ = "ModelArrays"     # pickle and repr find it under its module-level name
+)
+
+
+def arrays_type(name: str, fields, module: str):
+    """A named tuple type for numba kernels whose type name carries this library copy's package name: numba types a
+    named tuple by its class name and fields, so two copies of this library in one process (the installed one and
+    an FMU's vendored ``fmu_mbs_<hash>``) would otherwise share one numba type, and the second copy's dispatchers
+    would fall back to their slow path (measured 17x slower FMU steps after a library run in the same process).
+    ``module`` and the qualified name ``name`` let pickle find the type where it is defined."""
+    cls = namedtuple(f"{name}_{__name__.split('.')[0]}", fields, module=module)
+    cls.__qualname__ = name
+    return cls

@@ -1,23 +1,37 @@
-"""Entry points that bundle frames and forces for callers outside numba (analyses, outputs)."""
+"""Entry points for callers outside numba (the Python-level analyses): frames, force stages and hooks of one state,
+each a single call into numba on the solver's named data (kernels/solver_data.py)."""
 
 from __future__ import annotations
 
 from numba import njit
 
-from .forces import add_applied_forces
-from .frames import eval_body_frames, eval_marker_frames
+from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, after_step
+from .marker_loads import system_view
+from .system import eval_frames_ws
 
 
 @njit(cache=True)
-def eval_frames(m, q, qd, r, A, v, w, o, R, vo, wm):
-    """Body frames (r, A, v, w) and marker frames (o, R, vo, wm), world axes."""
-    eval_body_frames(m, q, qd, r, A, v, w)
-    eval_marker_frames(m, r, A, v, w, o, R, vo, wm)
+def eval_frames(m, q, qd, fr):
+    """Body and marker frames (Frames ``fr``), world axes."""
+    eval_frames_ws(m, q, qd, fr)
 
 
 @njit(cache=True)
-def eval_forces(m, t, q, qd, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
-                cont_out, pc_out, cw):
-    """Q += applied forces at frames already evaluated; returns spring potential energy (J)."""
-    return add_applied_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out,
-                              hyd_out, cont_out, pc_out, cw)
+def eval_forces(m, fr, t, q, u, h, zs, zn, mode, Q, out, cw):
+    """Q += applied forces in ``mode`` (kernels.model_arrays MODE_*) at the frames ``fr`` already evaluated; returns
+    the spring and contact potential energy (J). Element states: zs committed (read), zn candidates (written)."""
+    sv = system_view(m, fr)
+    V = add_element_forces(m, sv, t, q, u, h, zs, zn, mode, Q, out)
+    return V + add_contact_forces(m, sv, q, h, zs, zn, mode, Q, out, cw)
+
+
+@njit(cache=True)
+def eval_multiplier_forces(m, fr, q, jtw, lam, h, zs, zn, mode, Q, out):
+    """Q += the forces loaded by the multipliers ``lam`` (joint friction) at the frames ``fr`` and twist rows jtw."""
+    add_multiplier_forces(m, system_view(m, fr), q, jtw, lam, h, zs, zn, mode, Q, out)
+
+
+@njit(cache=True)
+def eval_after_step(m, fr, q, qdd, zs):
+    """The families' after-step hooks (passive cylinders store their end accelerations in zs) at the frames fr."""
+    after_step(m, system_view(m, fr), q, qdd, zs)

@@ -1,120 +1,77 @@
 """The system quantities of M(q) qdd + Phi_q^T lam = Q(t, q, qd, u) evaluated into caller workspace
-(no allocation): frames, constraint rows, forces, block-diagonal mass matrix, products with M and
-Phi_q, and the assembly of the iteration matrix W + c Phi_q^T Phi_q into envelope storage.
+(no allocation): frames, forces, block-diagonal mass matrix, products with M and Phi_q, the assembly of the
+iteration matrix W + c Phi_q^T Phi_q into envelope storage, the energy split's powers and the finite-difference
+force Jacobian.
 
-The kernels called in every Newton iteration take only the arrays they need, not ModelArrays: a call that
-passes the ~90 arrays of ModelArrays to a kernel that LLVM does not inline copies them all (~0.1 us a call,
-most of the cost of a one-body step). The body view ``bv`` = (body_kind, body_q_adr, body_q_num, body_mass,
-body_inertia); Jacobian products take ``row_cols``.
-
-Frame workspace ``fr`` = (r, A, v, w, o, R, vo, wm) as in kernels.frames; force-element outputs
-``fo`` = (tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out, jf_out, cw) as in kernels.forces and
-kernels.joint_friction (cw: the contact workspace of kernels.contact). The mass matrix is kept as one dense block
-per body, ``mb[b, :n_b, :n_b]`` with n_b = body_q_num[b] (r-p bodies: diag(m I3,
-4 G^T Jbar G), seed 004). Also: variants of the force model with non-conservative terms switched off
-(for the energy split), and the finite-difference force Jacobian of the iteration matrix.
+Named data (kernels/solver_data.py): frames ``fr`` (Frames), the element output vector ``out``, the contact
+workspace ``cw``; ``sv`` is the System view of kernels/marker_loads.py; ``bv`` the BodyView of the mass kernels.
+The mass matrix is kept as one dense block per body, ``mb[b, :n_b, :n_b]`` with n_b = body_q_num[b] (r-p bodies:
+diag(m I3, 4 G^T Jbar G), seed 004). Forces are evaluated by mode (MODE_* of kernels/model_arrays.py): the
+energy split compares the full, damped and conservative force fields.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from .contact import ST_ACTIVE, add_contact_forces, pair_contact
-from .forces import add_element_forces
-from .frames import add_wrench, eval_body_frames, eval_marker_frames
-from .joint_friction import add_joint_friction
+from .constraints import eval_constraint_rows
+from .contact import ST_ACTIVE
+from .families.contact import pair_element
+from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, has_multiplier_forces
+from .frames import eval_body_frames, eval_marker_frames
 from .linalg import env_add
 from .mass import add_inertia_forces, gravity_potential, kinetic_energy
-from .model_arrays import PLANAR, POINT_MASS, ModelArrays
+from .model_arrays import MODE_CONSERVATIVE, MODE_DAMPED, MODE_FULL, PLANAR, POINT_MASS
+from .solver_data import BodyView
+
+
+@njit(cache=True, inline="always")
+def body_view(m):
+    """The BodyView of model arrays m."""
+    return BodyView(m.body_kind, m.body_q_adr, m.body_q_num, m.body_mass, m.body_inertia)
 
 
 @njit(cache=True, _nrt=False)
 def eval_frames_ws(m, q, qd, fr):
-    r, A, v, w, o, R, vo, wm = fr
-    eval_body_frames(m, q, qd, r, A, v, w)
-    eval_marker_frames(m, r, A, v, w, o, R, vo, wm)
+    """Body and marker frames of the state (q, qd) into ``fr``."""
+    eval_body_frames(m, q, qd, fr.r, fr.A, fr.v, fr.w)
+    eval_marker_frames(m, fr.r, fr.A, fr.v, fr.w, fr.o, fr.R, fr.vo, fr.wm)
 
 
 @njit(cache=True, _nrt=False)
-def applied_forces_ws(m, t, q, fr, u, h, zs, zn, Q, fo):
-    """Q = applied forces of model ``m`` at frames ``fr``; returns the spring potential energy (J). Element states:
-    ``zs`` committed at the step start (read), ``zn`` candidates written here, ``h`` the step (s; 0 = static)."""
-    r, A, v, w, o, R, vo, wm = fr
-    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out, jf_out, cw = fo
+def eval_rows_ws(m, t, q, qd, fr, rows):
+    """Constraint rows (Phi, Phi_q, nu, gamma, twist rows) at (t, q, qd) with the frames ``fr`` into ``rows``."""
+    eval_constraint_rows(m, t, q, qd, fr.r, fr.o, fr.R, fr.vo, fr.wm, rows.phi, rows.jac, rows.nu, rows.gamma,
+                         rows.jtw)
+
+
+@njit(cache=True, _nrt=False)
+def applied_forces_ws(m, sv, t, q, u, h, zs, zn, mode, Q, out, cw):
+    """Q = applied forces of the model in ``mode`` at the frames of sv (evaluated); returns the spring and contact
+    potential energy (J). Element states: ``zs`` committed at the step start (read), ``zn`` candidates written here,
+    ``h`` the step (s; 0 = static)."""
     for i in range(Q.shape[0]):
         Q[i] = 0.0
-    V = add_element_forces(m, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
-                           pc_out)
-    if cont_out.shape[0] > 0:
-        V += add_contact_forces(m, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, cw)
-    return V
+    V = add_element_forces(m, sv, t, q, u, h, zs, zn, mode, Q, out)
+    return V + add_contact_forces(m, sv, q, h, zs, zn, mode, Q, out, cw)
 
 
 @njit(cache=True, _nrt=False)
-def joint_friction_ws(m, q, fr, jtw, lam, h, zs, zn, Q, fo):
-    """Q += joint friction (kernels.joint_friction) at frames ``fr`` with the multipliers ``lam`` and the twist
-    rows ``jtw`` of the constraints (the caller's estimate; frozen inside a finite-difference tangent)."""
-    if m.jf_type.shape[0] == 0:
-        return
-    r, A, v, w, o, R, vo, wm = fr
-    add_joint_friction(m, q, r, o, R, vo, wm, jtw, lam, h, zs, zn, Q, fo[7])
-
-
-@njit(cache=True, _nrt=False)
-def add_marker_inputs(m, q, fr, u, Q):
-    """Q += the marker loads of the input vector (force u[adr:adr+3] at the marker origin and torque
-    u[adr+3:adr+6], world axes), as kernels.forces does, skipping markers whose inputs are all zero."""
-    r, A, v, w, o, R, vo, wm = fr
-    for k in range(m.marker_body.shape[0]):
-        adr = m.marker_input_adr[k]
-        b = m.marker_body[k]
-        if adr < 0 or b < 0:
-            continue
-        F0, F1, F2 = u[adr], u[adr + 1], u[adr + 2]
-        T0, T1, T2 = u[adr + 3], u[adr + 4], u[adr + 5]
-        if F0 == 0.0 and F1 == 0.0 and F2 == 0.0 and T0 == 0.0 and T1 == 0.0 and T2 == 0.0:
-            continue
-        s0, s1, s2 = o[k, 0] - r[b, 0], o[k, 1] - r[b, 1], o[k, 2] - r[b, 2]
-        add_wrench(m, b, q, F0, F1, F2, s1 * F2 - s2 * F1 + T0, s2 * F0 - s0 * F2 + T1, s0 * F1 - s1 * F0 + T2,
-                   1.0, Q)
-
-
-@njit(cache=True, _nrt=False)
-def base_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo):
-    """Frames at (q, qd), then Q = applied forces but contact and marker inputs + velocity-dependent inertia
-    forces; returns the spring energy. ``mx`` is ``m`` with marker inputs switched off (total_forces_ws adds them,
-    skipping zero inputs, much cheaper than the per-marker loop of kernels.forces). No code that reads ModelArrays
-    may sit in a branch here: measured, the function then costs ~0.3 us more per call, branch taken or not."""
-    r, A, v, w, o, R, vo, wm = fr          # the callees directly: every call that passes ModelArrays costs
-    eval_body_frames(m, q, qd, r, A, v, w)  # ~0.1-0.2 us (the tuple of ~90 arrays is copied by value)
-    eval_marker_frames(m, r, A, v, w, o, R, vo, wm)
+def total_forces_ws(m, sv, t, q, qd, fr, u, h, zs, zn, Q, out, cw):
+    """Frames at (q, qd) into fr (sv views them), then Q = applied forces (MODE_FULL) + velocity-dependent inertia
+    forces; returns the spring and contact energy (J). The multiplier-loaded forces are not included."""
+    eval_frames_ws(m, q, qd, fr)
     for i in range(Q.shape[0]):
         Q[i] = 0.0
-    tsda_out, rsda_out, bush_out, act_out, hyd_out, cont_out, pc_out, jf_out, cw = fo
-    V = add_element_forces(mx, t, q, r, o, R, vo, wm, u, h, zs, zn, Q, tsda_out, rsda_out, bush_out, act_out, hyd_out,
-                           pc_out)
+    V = add_element_forces(m, sv, t, q, u, h, zs, zn, MODE_FULL, Q, out)
     add_inertia_forces(m, q, qd, Q)
-    return V
-
-
-@njit(cache=True, _nrt=False)
-def total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo):
-    """base_forces_ws plus marker inputs and contact forces: Q = applied + velocity-dependent inertia forces; returns
-    the spring and contact energy."""
-    V = base_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q, fo)
-    if u.shape[0] > 0:
-        add_marker_inputs(m, q, fr, u, Q)
-    cont_out = fo[5]
-    if cont_out.shape[0] > 0:           # contact kept out of base_forces_ws: no ModelArrays code in its branches
-        r, A, v, w, o, R, vo, wm = fr
-        V += add_contact_forces(mx, q, r, o, R, vo, wm, h, zs, zn, Q, cont_out, fo[8])
-    return V
+    return V + add_contact_forces(m, sv, q, h, zs, zn, MODE_FULL, Q, out, cw)
 
 
 @njit(cache=True, _nrt=False)
 def mass_blocks(bv, q, mb):
     """Per-body mass blocks at q (kg, kg m^2); r-p bodies: 4 G(p)^T Jbar G(p) on the p block (``bv``: body view)."""
-    body_kind, body_q_adr, body_q_num, body_mass, body_inertia = bv
+    body_kind, body_q_adr, body_q_num, body_mass, body_inertia = bv.kind, bv.q_adr, bv.q_num, bv.mass, bv.inertia
     for b in range(body_kind.shape[0]):
         kind = body_kind[b]
         nb = body_q_num[b]
@@ -152,8 +109,8 @@ def mass_blocks(bv, q, mb):
 @njit(cache=True, _nrt=False)
 def mass_times(bv, mb, x, out, scale, accumulate):
     """out (+)= scale * M x with the block-diagonal mass matrix (``bv``: body view)."""
-    body_q_adr = bv[1]
-    body_q_num = bv[2]
+    body_q_adr = bv.q_adr
+    body_q_num = bv.q_num
     for b in range(body_q_adr.shape[0]):
         a = body_q_adr[b]
         nb = body_q_num[b]
@@ -209,15 +166,16 @@ def jac_residual(row_cols, jac, x, rhs):
 
 @njit(cache=True, _nrt=False)
 def assemble_iteration_matrix(bv, mb, jac, c, Wx, use_wx, pat, val):
-    """val = envelope of P (M + Wx + c Phi_q^T Phi_q) P^T with the index tables of ``pat`` = (pos, first,
-    ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx, adj_rev): for entry c1 of row k, jp[e] = (c2, value index)
+    """val = envelope of P (M + Wx + c Phi_q^T Phi_q) P^T with the index tables of ``pat`` (solver_data.PatternArrays):
+    for entry c1 of row k, jp[e] = (c2, value index)
     for e in jp_ptr[k * ncol + c1] .. jp_ptr[k * ncol + c1 + 1] lists the lower-triangle products
     c jac[k, c1] jac[k, c2]; midx[b, i, j] is the value index of mass entry (i, j) of body b or -1.
     Wx (symmetric, in blocks per adjacency entry as fd_force_jacobian writes it) is added when ``use_wx``.
     Returns the number of Wx entries outside the envelope (0 unless the pattern is wrong). ``bv``: body view."""
-    pos, first, ptr, colors, adj_ptr, adj_idx, jp_ptr, jp, midx, adj_rev = pat
-    body_q_adr = bv[1]
-    body_q_num = bv[2]
+    pos, first, ptr, adj_ptr, adj_idx = pat.pos, pat.first, pat.ptr, pat.adj_ptr, pat.adj_idx
+    jp_ptr, jp, midx = pat.jp_ptr, pat.jp, pat.midx
+    body_q_adr = bv.q_adr
+    body_q_num = bv.q_num
     for k in range(val.shape[0]):
         val[k] = 0.0
     for b in range(body_q_adr.shape[0]):
@@ -262,133 +220,58 @@ def assemble_iteration_matrix(bv, mb, jac, c, Wx, use_wx, pat, val):
     return lost
 
 
-# --- force-model variants (energy split) and the finite-difference force Jacobian ---------------------------
-
-#: field order of ModelArrays that force_variant rebuilds (checked against ModelArrays by the Python layer)
-MODEL_FIELDS = (
-    "dim", "gravity",
-    "body_kind", "body_q_adr", "body_q_num", "body_mass", "body_inertia",
-    "marker_body", "marker_pos", "marker_rot", "marker_input_adr",
-    "row_type", "row_mi", "row_mj", "row_axis_i", "row_axis_j", "row_c", "row_fn",
-    "row_body_i", "row_body_j", "row_cols",
-    "fn_type", "fn_adr", "fn_len", "fn_par",
-    "curve_par",
-    "tsda_mi", "tsda_mj", "tsda_k", "tsda_l0", "tsda_c", "tsda_fn", "tsda_spring", "tsda_damper",
-    "rsda_mi", "rsda_mj", "rsda_k", "rsda_theta0", "rsda_c", "rsda_fn", "rsda_spring", "rsda_damper",
-    "bush_mi", "bush_mj", "bush_k", "bush_c", "bush_kr", "bush_cr",
-    "load_marker", "load_fn", "load_frame",
-    "act_mi", "act_mj", "act_fn", "act_input_adr",
-    "rsda_z_adr", "z0",
-    "hyd_mi", "hyd_mj", "hyd_par", "hyd_fn", "hyd_input_adr", "hyd_z_adr",
-    "shape_kind", "shape_marker", "shape_par", "shape_group", "shape_mask", "shape_excl_ptr", "shape_excl_idx",
-    "mesh_ptr", "mesh_verts", "mesh_tri_ptr", "mesh_tris",
-    "shape_body", "shape_sig", "shape_compliance", "shape_inv_radius", "sig_contact", "sig_swap", "cont_state",
-    "cont_law", "cont_par", "cont_friction", "cont_curves", "cont_dissipative",
-    "pc_mi", "pc_mj", "pc_par", "pc_fn", "pc_input_adr", "pc_z_adr", "pc_row",
-    "jf_type", "jf_mi", "jf_mj", "jf_rows", "jf_model", "jf_par", "jf_geo", "jf_z_adr", "jf_dissipative",
-)
-
-VARIANT_CONSERVATIVE = 0   # gravity and springs only
-VARIANT_DAMPED = 1         # ... plus dampers
-VARIANT_NO_INPUTS = 2      # the full model without the marker loads of the input vector
-
-
-@njit(cache=True)
-def force_variant(m, off, mode):
-    """ModelArrays with force terms switched off (see VARIANT_*); ``off`` = (zero tsda_c, tsda_fn -1,
-    tsda_damper without curves, zero rsda_c, rsda_fn -1, rsda_damper without curves, zero bush_c,
-    zero bush_cr, load_fn -1, marker_input_adr -1, act_fn -1, act_input_adr -1, no hydraulic cylinders,
-    cont_dissipative [0], jf_dissipative [0], no passive cylinders). A hydraulic cylinder is a power port: all its
-    power counts as input; so is a passive cylinder (its parts' kinetic and potential energy are outside the
-    system's); contact and joint friction are dissipation."""
-    (z_tc, z_tfn, z_tdmp, z_rc, z_rfn, z_rdmp, z_bc, z_bcr, z_lfn, z_minp, z_afn, z_ainp, z_hmi, z_cdiss,
-     z_pmi, z_jdiss) = off
-    tc, tdmp, rc, rdmp, bc, bcr, cdiss = z_tc, z_tdmp, z_rc, z_rdmp, z_bc, z_bcr, z_cdiss
-    jdiss = z_jdiss
-    tfn, rfn, lfn, afn, ainp, hmi, pmi = z_tfn, z_rfn, z_lfn, z_afn, z_ainp, z_hmi, z_pmi
-    if mode != VARIANT_CONSERVATIVE:
-        tc, tdmp, rc, rdmp, bc, bcr = m.tsda_c, m.tsda_damper, m.rsda_c, m.rsda_damper, m.bush_c, m.bush_cr
-        cdiss = m.cont_dissipative
-        jdiss = m.jf_dissipative
-    if mode == VARIANT_NO_INPUTS:
-        tfn, rfn, lfn, afn, ainp = m.tsda_fn, m.rsda_fn, m.load_fn, m.act_fn, m.act_input_adr
-        hmi = m.hyd_mi
-        pmi = m.pc_mi
-    return ModelArrays(
-        m.dim, m.gravity,
-        m.body_kind, m.body_q_adr, m.body_q_num, m.body_mass, m.body_inertia,
-        m.marker_body, m.marker_pos, m.marker_rot, z_minp,
-        m.row_type, m.row_mi, m.row_mj, m.row_axis_i, m.row_axis_j, m.row_c, m.row_fn,
-        m.row_body_i, m.row_body_j, m.row_cols,
-        m.fn_type, m.fn_adr, m.fn_len, m.fn_par,
-        m.curve_par,
-        m.tsda_mi, m.tsda_mj, m.tsda_k, m.tsda_l0, tc, tfn, m.tsda_spring, tdmp,
-        m.rsda_mi, m.rsda_mj, m.rsda_k, m.rsda_theta0, rc, rfn, m.rsda_spring, rdmp,
-        m.bush_mi, m.bush_mj, m.bush_k, bc, m.bush_kr, bcr,
-        m.load_marker, lfn, m.load_frame,
-        m.act_mi, m.act_mj, afn, ainp,
-        m.rsda_z_adr, m.z0,
-        hmi, m.hyd_mj, m.hyd_par, m.hyd_fn, m.hyd_input_adr, m.hyd_z_adr,
-        m.shape_kind, m.shape_marker, m.shape_par, m.shape_group, m.shape_mask, m.shape_excl_ptr, m.shape_excl_idx,
-        m.mesh_ptr, m.mesh_verts, m.mesh_tri_ptr, m.mesh_tris,
-        m.shape_body, m.shape_sig, m.shape_compliance, m.shape_inv_radius, m.sig_contact, m.sig_swap, m.cont_state,
-        m.cont_law, m.cont_par, m.cont_friction, m.cont_curves, cdiss,
-        pmi, m.pc_mj, m.pc_par, m.pc_fn, m.pc_input_adr, m.pc_z_adr, m.pc_row,
-        m.jf_type, m.jf_mi, m.jf_mj, m.jf_rows, m.jf_model, m.jf_par, m.jf_geo, m.jf_z_adr, jdiss,
-    )
+# --- the energy split and the finite-difference force Jacobian ----------------------------------------------
 
 
 @njit(cache=True, _nrt=False)
-def powers(m, mx, md, mc, t, q, qd, u, zs, zn, fr, fo, Qa, Qb, lam, nu, noncons, jtw):
-    """(P_diss, P_in) at a state whose frames ``fr`` and constraint twist rows ``jtw`` are evaluated: power
-    removed by dampers and friction and power put in by time functions, loads, inputs, actuators and rheonomic
-    constraints (W). Forces are evaluated statically (h = 0) with the committed element states ``zs``; joint
-    friction with the multipliers ``lam``."""
+def powers(m, sv, t, q, qd, u, zs, zn, out, cw, Qa, Qb, lam, nu, noncons, jtw):
+    """(P_diss, P_in) at a state whose frames (sv) and constraint twist rows ``jtw`` are evaluated: power removed by
+    dampers and friction and power put in by time functions, loads, inputs, actuators, power ports and rheonomic
+    constraints (W), from the forces in MODE_FULL, MODE_DAMPED and MODE_CONSERVATIVE. Forces are evaluated
+    statically (h = 0) with the committed element states ``zs``; multiplier-loaded forces with ``lam``. The
+    element outputs are left at the full model's values."""
     p_in = 0.0
     for k in range(lam.shape[0]):
         p_in -= lam[k] * nu[k]
     if not noncons:
         return 0.0, p_in
-    jf = m.jf_type.shape[0] > 0          # (skip the calls: each one copies the ModelArrays tuple)
-    applied_forces_ws(mx, t, q, fr, u, 0.0, zs, zn, Qa, fo)
-    if jf:
-        joint_friction_ws(mx, q, fr, jtw, lam, 0.0, zs, zn, Qa, fo)
-    add_marker_inputs(m, q, fr, u, Qa)
-    applied_forces_ws(md, t, q, fr, u, 0.0, zs, zn, Qb, fo)
-    if jf:
-        joint_friction_ws(md, q, fr, jtw, lam, 0.0, zs, zn, Qb, fo)
+    mult = has_multiplier_forces(m)
+    applied_forces_ws(m, sv, t, q, u, 0.0, zs, zn, MODE_FULL, Qa, out, cw)
+    if mult:
+        add_multiplier_forces(m, sv, q, jtw, lam, 0.0, zs, zn, MODE_FULL, Qa, out)
+    applied_forces_ws(m, sv, t, q, u, 0.0, zs, zn, MODE_DAMPED, Qb, out, cw)
+    if mult:
+        add_multiplier_forces(m, sv, q, jtw, lam, 0.0, zs, zn, MODE_DAMPED, Qb, out)
     for i in range(q.shape[0]):
         p_in += (Qa[i] - Qb[i]) * qd[i]
-    applied_forces_ws(mc, t, q, fr, u, 0.0, zs, zn, Qa, fo)
-    if jf:
-        joint_friction_ws(mc, q, fr, jtw, lam, 0.0, zs, zn, Qa, fo)
+    applied_forces_ws(m, sv, t, q, u, 0.0, zs, zn, MODE_CONSERVATIVE, Qa, out, cw)
+    if mult:
+        add_multiplier_forces(m, sv, q, jtw, lam, 0.0, zs, zn, MODE_CONSERVATIVE, Qa, out)
     p_diss = 0.0
     for i in range(q.shape[0]):
         p_diss -= (Qb[i] - Qa[i]) * qd[i]
     # leave the element outputs at the full model's values
-    applied_forces_ws(mx, t, q, fr, u, 0.0, zs, zn, Qa, fo)
-    if jf:
-        joint_friction_ws(mx, q, fr, jtw, lam, 0.0, zs, zn, Qa, fo)
+    applied_forces_ws(m, sv, t, q, u, 0.0, zs, zn, MODE_FULL, Qa, out, cw)
+    if mult:
+        add_multiplier_forces(m, sv, q, jtw, lam, 0.0, zs, zn, MODE_FULL, Qa, out)
     return p_diss, p_in
 
 
 @njit(cache=True, _nrt=False)
-def contact_colors(m, fo, adj_ptr, adj_idx, colors):
+def contact_colors(m, cw, adj_ptr, adj_idx, colors):
     """Greedy colouring of the bodies for finite differences from the static adjacency (adj, itself included)
     and the contact pairs of the last force evaluation (the broad-phase candidates in the contact workspace
-    fo[8], margin included): bodies b, b' share a colour only if neither reaches a static neighbour of the other
+    ``cw``, margin included): bodies b, b' share a colour only if neither reaches a static neighbour of the other
     through the full (static + contact) graph, so perturbing both at once leaves every block read by
     fd_force_jacobian (static adjacency) exact. Returns the number of colours."""
-    cw = fo[8]
-    pairs = cw[3]
-    stat = cw[8]
-    bptr, bidx, mark = cw[11], cw[12], cw[13]
+    pairs, stat = cw.pairs, cw.stat
+    bptr, bidx, mark = cw.bptr, cw.bidx, cw.mark
     nb = m.body_kind.shape[0]
     for b in range(nb + 1):
         bptr[b] = 0
     n_pairs = stat[ST_ACTIVE]
     for k in range(n_pairs):
-        c, sa, sb = pair_contact(m, pairs[k, 0], pairs[k, 1])
+        c, sa, sb = pair_element(m.shape_body, m.shape_sig, m.sig_contact, m.sig_swap, pairs[k, 0], pairs[k, 1])
         ba = m.shape_body[sa]
         bb = m.shape_body[sb]
         if c >= 0 and ba >= 0 and bb >= 0:
@@ -399,7 +282,7 @@ def contact_colors(m, fo, adj_ptr, adj_idx, colors):
     for b in range(nb):
         mark[b] = bptr[b]                 # fill cursors
     for k in range(n_pairs):
-        c, sa, sb = pair_contact(m, pairs[k, 0], pairs[k, 1])
+        c, sa, sb = pair_element(m.shape_body, m.shape_sig, m.sig_contact, m.sig_swap, pairs[k, 0], pairs[k, 1])
         ba = m.shape_body[sa]
         bb = m.shape_body[sb]
         if c >= 0 and ba >= 0 and bb >= 0:
@@ -440,27 +323,27 @@ def contact_colors(m, fo, adj_ptr, adj_idx, colors):
 
 
 @njit(cache=True, _nrt=False)
-def fd_force_jacobian(m, mx, t, q, qd, u, h, zs, zn, fr, fo, Q0, Qp, Wx, kq, kv, eps, colors, n_colors, adj_ptr,
+def fd_force_jacobian(m, sv, t, q, qd, u, h, zs, zn, fr, out, cw, Q0, Qp, Wx, kq, kv, eps, colors, n_colors, adj_ptr,
                       adj_idx, adj_rev, dlt, dynamic, jtw, lam):
     """Wx = sym(kq * K + kv * C), K = -dQ/dq, C = -dQ/dqd by forward differences, perturbing one
     coordinate slot of all bodies of a colour at once (bodies of one colour share no force element
     neighbourhood, so their columns do not overlap). Only the blocks of the static adjacency (adj) are kept:
     Wx[e, i, s] = W[body adj_idx[e] coordinate i, body b coordinate s] for the entries e of body b. With
     ``dynamic`` the colours are recomputed here from the contact pairs at (q, qd) (contact_colors; contact
-    couplings themselves are then not in adj: a block-diagonal contact tangent). Joint friction enters with its
-    reaction frozen (the multipliers ``lam`` and twist rows ``jtw``): only its dependence on the slip (and the
-    bristle) is in K, C. Returns the colour count."""
+    couplings themselves are then not in adj: a block-diagonal contact tangent). Multiplier-loaded forces (joint
+    friction) enter with their reaction frozen (the multipliers ``lam`` and twist rows ``jtw``): only their
+    dependence on the slip (and the bristle) is in K, C. Returns the colour count."""
     nb = m.body_kind.shape[0]
     for e in range(Wx.shape[0]):
         for i in range(Wx.shape[1]):
             for j in range(Wx.shape[2]):
                 Wx[e, i, j] = 0.0
-    jf = m.jf_type.shape[0] > 0
-    total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Q0, fo)
-    if jf:
-        joint_friction_ws(mx, q, fr, jtw, lam, h, zs, zn, Q0, fo)
+    mult = has_multiplier_forces(m)
+    total_forces_ws(m, sv, t, q, qd, fr, u, h, zs, zn, Q0, out, cw)
+    if mult:
+        add_multiplier_forces(m, sv, q, jtw, lam, h, zs, zn, MODE_FULL, Q0, out)
     if dynamic:
-        n_colors = contact_colors(m, fo, adj_ptr, adj_idx, colors)
+        n_colors = contact_colors(m, cw, adj_ptr, adj_idx, colors)
     for level in range(2):
         x = q if level == 0 else qd
         scale = kq if level == 0 else kv
@@ -478,9 +361,9 @@ def fd_force_jacobian(m, mx, t, q, qd, u, h, zs, zn, fr, fo, Q0, Qp, Wx, kq, kv,
                         any_body = True
                 if not any_body:
                     continue
-                total_forces_ws(m, mx, t, q, qd, fr, u, h, zs, zn, Qp, fo)
-                if jf:
-                    joint_friction_ws(mx, q, fr, jtw, lam, h, zs, zn, Qp, fo)
+                total_forces_ws(m, sv, t, q, qd, fr, u, h, zs, zn, Qp, out, cw)
+                if mult:
+                    add_multiplier_forces(m, sv, q, jtw, lam, h, zs, zn, MODE_FULL, Qp, out)
                 for b in range(nb):
                     if colors[b] == col and m.body_q_num[b] > s:
                         a = m.body_q_adr[b] + s

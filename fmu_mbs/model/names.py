@@ -38,19 +38,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .elements import (
-    JOINT_COORDINATES,
-    Actuator,
-    Bushing,
-    Contact,
-    HydraulicCylinder,
-    JointFriction,
-    Model,
-    PassiveCylinder,
-    RotationalSpringDamper,
-    SpringDamper,
-)
+from .elements import FORCE_KINDS, JOINT_COORDINATES, Model
 from .functions import External
+from .interface import Signal
 
 #: FMI 2.0 BaseUnit exponents of every unit used by a channel
 UNITS: dict[str, dict[str, int]] = {
@@ -74,6 +64,8 @@ UNITS: dict[str, dict[str, int]] = {
     "m3/s": {"m": 3, "s": -1},
     "1": {},
 }
+
+_FORCE_TAG = {cls: tag for tag, cls in FORCE_KINDS.items()}
 
 #: (position, velocity, effort) units of a joint coordinate kind
 _COORDINATE_UNITS = {"rotation": ("rad", "rad/s", "N.m"), "translation": ("m", "m/s", "N")}
@@ -128,11 +120,6 @@ def marker_channels(name: str) -> list[Channel]:
             + _vector(name, "w", "rad/s", 3, "marker"))
 
 
-#: outputs of a hydraulic cylinder, in the order of kernels.hydraulics' hyd_out columns
-HYDRAULIC_OUTPUTS = (("length", "m"), ("speed", "m/s"), ("force", "N"), ("p1", "Pa"), ("p2", "Pa"), ("U", "1"),
-                     ("Q1", "m3/s"), ("Q2", "m3/s"))
-
-
 def joint_coordinate_channels(name: str, joint_type: str) -> list[Channel]:
     """s and sd of a joint: scalars for one coordinate, 1-based vectors for two; none for other types."""
     coords = JOINT_COORDINATES.get(joint_type, ())
@@ -159,45 +146,30 @@ def channels(model: Model) -> list[Channel]:
         coord = JOINT_COORDINATES[joint_types[d.joint]][d.coordinate - 1]
         out.append(_scalar(d.name, "f", _COORDINATE_UNITS[coord][2], "driver"))
     for f in model.forces:
-        if isinstance(f, SpringDamper):
-            out += [_scalar(f.name, "length", "m", "spring_damper"), _scalar(f.name, "speed", "m/s", "spring_damper"),
-                    _scalar(f.name, "f", "N", "spring_damper")]
-        elif isinstance(f, RotationalSpringDamper):
-            kind = "rotational_spring_damper"
-            out += [_scalar(f.name, "angle", "rad", kind), _scalar(f.name, "speed", "rad/s", kind),
-                    _scalar(f.name, "T", "N.m", kind)]
-        elif isinstance(f, Bushing):
-            out += _vector(f.name, "F", "N", 3, "bushing") + _vector(f.name, "T", "N.m", 3, "bushing")
-        elif isinstance(f, Actuator):
-            out += [_scalar(f.name, "length", "m", "actuator"), _scalar(f.name, "speed", "m/s", "actuator"),
-                    _scalar(f.name, "force", "N", "actuator")]
-        elif isinstance(f, HydraulicCylinder):
-            out += [_scalar(f.name, qty, unit, "hydraulic_cylinder") for qty, unit in HYDRAULIC_OUTPUTS]
-        elif isinstance(f, PassiveCylinder):
-            out += [_scalar(f.name, qty, "m" if qty == "length" else "m/s" if qty == "speed" else "N",
-                            "passive_cylinder") for qty in ("length", "speed", "force")]
-            out += _vector(f.name, "fi", "N", 3, "passive_cylinder") + _vector(f.name, "fj", "N", 3, "passive_cylinder")
-            out += _vector(f.name, "ti", "N.m", 3, "passive_cylinder")
-        elif isinstance(f, Contact):
-            out += [_scalar(f.name, "fn", "N", "contact")] + _vector(f.name, "ft", "N", 3, "contact") + \
-                [_scalar(f.name, "depth", "m", "contact")]
-        elif isinstance(f, JointFriction):
-            kind = "joint_friction"
-            load = ("torque", "N.m") if joint_types.get(f.joint) == "revolute" else ("force", "N")
-            out += [_scalar(f.name, *load, kind), _scalar(f.name, "slip", "m/s", kind),
-                    _scalar(f.name, "load", "N", kind)]
+        out += signal_channels(f.name, f.outputs(model), _FORCE_TAG[type(f)])
     out += [_scalar("energy", q, "J", "energy") for q in ("kinetic", "potential", "total")]
     out += [_scalar("solver", "iterations", "1", "solver"), _scalar("solver", "residual", "1", "solver")]
     return out
 
 
+def signal_channels(element: str, signals: tuple[Signal, ...], kind: str) -> list[Channel]:
+    """The channels of an element's declared signals (model/interface.py), in order."""
+    out: list[Channel] = []
+    for sig in signals:
+        out += (_vector(element, sig.quantity, sig.unit, sig.width, kind) if sig.width
+                else [_scalar(element, sig.quantity, sig.unit, kind)])
+    return out
+
+
 def input_channels(model: Model) -> list[Channel]:
-    """Every input of ``model``: actuator forces, then a force and a torque per marker (world axes)."""
-    out = [_scalar(f.name, "f", "N", "actuator") for f in model.forces if isinstance(f, Actuator)]
-    out += [_scalar(f.name, "Uref", "1", "hydraulic_cylinder") for f in model.forces
-            if isinstance(f, HydraulicCylinder)]
-    out += [_scalar(f.name, "f", "N", "passive_cylinder") for f in model.forces
-            if isinstance(f, PassiveCylinder) and f.stroke is None]
+    """Every input of ``model``: the declared inputs of the force elements, family by family in the order of
+    FORCE_KINDS (the compiler lays out the input vector in that order), then a force and a torque per marker
+    (world axes)."""
+    out: list[Channel] = []
+    for tag, cls in FORCE_KINDS.items():
+        for f in model.forces:
+            if type(f) is cls:
+                out += signal_channels(f.name, f.inputs(), tag)
     for mk in model.markers:
         out += _vector(mk.name, "F", "N", 3, "marker") + _vector(mk.name, "T", "N.m", 3, "marker")
     return out

@@ -22,20 +22,17 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from ...compiler import CompiledModel
 from ...compiler.contacts import potential_body_pairs
+from ...compiler.families import FAMILIES, needs_after_step
 from ...errors import ConvergenceError
 from ...kernels import integrate_alf as K
 from ...kernels import model_arrays as ma
-from ...kernels.contact import N_CONT_OUT, grown_contact_workspace, new_contact_workspace
-from ...kernels.hydraulics import N_HYD_OUT
-from ...kernels.joint_friction import N_JF_OUT
-from ...kernels.model_arrays import MAX_ROW_COLS, ModelArrays
-from ...kernels.passive_cylinder import N_PC_OUT, store_end_accelerations
-from ...kernels.system import MODEL_FIELDS
+from ...kernels.alf_loop import alf_advance
+from ...kernels.contact import grown_contact_workspace
+from ...kernels.model_arrays import MAX_ROW_COLS
+from ...kernels.solver_data import PatternArrays, State
 from ..assembly import AssemblyResult, assemble
 from ..evaluate import Evaluator, check_contact_states
-
-if tuple(MODEL_FIELDS) != tuple(ModelArrays._fields):  # pragma: no cover - guards system.force_variant
-    raise ImportError("kernels.system.MODEL_FIELDS (and force_variant) are out of date with ModelArrays")
+from ..workspace import new_options, new_state, new_work
 
 REPORT_KEYS = ("iterations", "residual_position", "residual_velocity", "residual_acceleration",
                "energy_kinetic", "energy_potential", "energy_dissipated", "energy_input", "rejected")
@@ -48,47 +45,15 @@ _REASONS = {
 }
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    a.flags.writeable = False
-    return a
+def nonconservative(cm: CompiledModel) -> bool:
+    """True if some element family of the model does work that is not elastic (the energy split has work to do)."""
+    return any(f.nonconservative(getattr(cm.arrays, f.key)) for f in FAMILIES)
 
 
-def force_variant_parts(cm: CompiledModel) -> tuple[tuple[np.ndarray, ...], bool]:
-    """Arrays that switch off the non-conservative terms of the force model (for the energy split of
-    kernels.system.force_variant) and whether the model has any such term besides inputs."""
-    m = cm.arrays
-    no_curve = lambda c: _readonly(np.column_stack([c[:, 0], np.zeros(len(c), dtype=c.dtype)])  # noqa: E731
-                                   if len(c) else c.copy())
-    off = (_readonly(np.zeros_like(m.tsda_c)), _readonly(-np.ones_like(m.tsda_fn)), no_curve(m.tsda_damper),
-           _readonly(np.zeros_like(m.rsda_c)), _readonly(-np.ones_like(m.rsda_fn)), no_curve(m.rsda_damper),
-           _readonly(np.zeros_like(m.bush_c)), _readonly(np.zeros_like(m.bush_cr)),
-           _readonly(-np.ones_like(m.load_fn)), _readonly(-np.ones_like(m.marker_input_adr)),
-           _readonly(-np.ones_like(m.act_fn)), _readonly(-np.ones_like(m.act_input_adr)),
-           _readonly(m.hyd_mi[:0].copy()), _readonly(np.zeros_like(m.cont_dissipative)),
-           _readonly(m.pc_mi[:0].copy()),
-           _readonly(np.zeros_like(m.jf_dissipative)))
-    noncons = bool(np.any(m.tsda_c) or np.any(m.tsda_damper[:, 1] > 0) or np.any(m.tsda_fn >= 0)
-                   or np.any(m.rsda_c) or np.any(m.rsda_damper[:, 1] > 0) or np.any(m.rsda_fn >= 0)
-                   or np.any(m.bush_c) or np.any(m.bush_cr) or np.any(m.load_fn >= 0) or len(m.act_fn) > 0
-                   or len(m.hyd_mi) > 0 or len(m.cont_law) > 0 or len(m.pc_mi) > 0
-                   or len(m.jf_type) > 0)
-    return off, noncons
-
-
-def force_variants(cm: CompiledModel):
-    """(damped, conservative) ModelArrays: the model without inputs/loads/time functions, and that model
-    also without dampers (Python-side twin of kernels.system.force_variant)."""
-    m = cm.arrays
-    off, _ = force_variant_parts(cm)
-    names = ("tsda_c", "tsda_fn", "tsda_damper", "rsda_c", "rsda_fn", "rsda_damper", "bush_c", "bush_cr",
-             "load_fn", "marker_input_adr", "act_fn", "act_input_adr", "hyd_mi", "cont_dissipative", "pc_mi",
-             "jf_dissipative")
-    cons = m._replace(**dict(zip(names, off)))
-    damped = cons._replace(tsda_c=m.tsda_c, tsda_damper=m.tsda_damper, rsda_c=m.rsda_c, rsda_damper=m.rsda_damper,
-                           bush_c=m.bush_c, bush_cr=m.bush_cr, cont_dissipative=m.cont_dissipative,
-                           jf_dissipative=m.jf_dissipative)
-    return damped, cons
+def has_stiff_elements(cm: CompiledModel) -> bool:
+    """True if some element with stiffness or damping (a family's ``stiffness`` flag) is in the model: the
+    finite-difference tangent pays off (tangent="auto")."""
+    return any(f.stiffness and len(getattr(cm.arrays, f.key).out_adr) for f in FAMILIES)
 
 
 #: bound on the potential contact shape pairs up to which contact couplings enter the static envelope and
@@ -101,12 +66,9 @@ def _force_pairs(cm: CompiledModel) -> tuple[list[tuple[int, int]], bool]:
     whether contact couplings were left out (then the colouring follows the contacts of each step)."""
     m = cm.arrays
     pairs = []
-    for mi, mj in ((m.tsda_mi, m.tsda_mj), (m.rsda_mi, m.rsda_mj), (m.bush_mi, m.bush_mj), (m.act_mi, m.act_mj),
-                   (m.hyd_mi, m.hyd_mj), (m.pc_mi, m.pc_mj)):
-        for a, b in zip(mi, mj):
+    for fam in FAMILIES:                         # marker pairs each family couples (registry data)
+        for a, b in fam.coupled_markers(getattr(m, fam.key)):
             pairs.append((int(m.marker_body[a]), int(m.marker_body[b])))
-    for a, b in zip(m.jf_mi, m.jf_mj):           # joint friction couples the joint's bodies
-        pairs.append((int(m.marker_body[a]), int(m.marker_body[b])))
     contact = potential_body_pairs(m, CONTACT_ENVELOPE_LIMIT)         # bodies that may touch
     pairs += contact or []
     return [(a, b) for a, b in pairs if a >= 0 and b >= 0 and a != b], contact is None
@@ -128,9 +90,10 @@ class Pattern:
     adj_rev: np.ndarray   # adjacency entry (b2 -> b) of each entry (b -> b2)
     dynamic_colors: bool  # contact couplings are not in adj: colours follow the contacts of each step
 
-    def as_tuple(self) -> tuple[np.ndarray, ...]:
-        return (self.pos, self.first, self.ptr, self.colors, self.adj_ptr, self.adj_idx, self.jp_ptr, self.jp,
-                self.midx, self.adj_rev)
+    def arrays(self) -> PatternArrays:
+        """The named arrays the kernels read."""
+        return PatternArrays(self.pos, self.first, self.ptr, self.colors, self.adj_ptr, self.adj_idx, self.jp_ptr,
+                             self.jp, self.midx, self.adj_rev)
 
     @property
     def size(self) -> int:
@@ -289,65 +252,34 @@ class ALFIntegrator:
         self.scheme = scheme
         self.max_halvings = int(max_halvings)
         initial = initial if initial is not None else assemble(cm)
-        m = cm.arrays
-        n, nr, nb, nm = cm.n_q, cm.n_rows, len(cm.body_names), len(cm.marker_names)
-        has_springs = bool(len(m.tsda_mi) or len(m.rsda_mi) or len(m.bush_mi) or len(m.hyd_mi) or len(m.cont_law)
-                           or len(m.jf_type))
-        self.use_fd = tangent == "full" or (tangent == "auto" and has_springs)
-        self.off, noncons = force_variant_parts(cm)
+        n = cm.n_q
+        self.use_fd = tangent == "full" or (tangent == "auto" and has_stiff_elements(cm))
         self.pattern = build_pattern(cm, self.use_fd)
         ev = Evaluator(cm)
         self.m_ref = float(np.max(np.diag(ev.mass(initial.q)))) if n else 1.0
         self.penalty = float(penalty)
-        self.opt = np.zeros(K.N_OPT)
-        self.opt[[K.OPT_C, K.OPT_TOL, K.OPT_ACCEPT, K.OPT_MAX_ITER, K.OPT_USE_FD, K.OPT_NONCONS, K.OPT_PIVOT,
-                  K.OPT_FD_EPS, K.OPT_RHO, K.OPT_ENERGY, K.OPT_DYN_COLORS]] = (
-            self.penalty * self.m_ref, tol, accept_tol, max_iter, float(self.use_fd), float(noncons), pivot_tol,
-            fd_eps, self.rho_inf, float(scheme == "energy"), float(self.pattern.dynamic_colors))
         every = (10 if self.pattern.dynamic_colors else 1) if tangent_every is None else int(tangent_every)
         if every < 1:
             raise ValueError(f"tangent_every must be a positive integer, got {tangent_every!r}")
-        self.opt[K.OPT_FD_EVERY] = every
-        self.opt[K.OPT_ENERGY_BALANCE] = float(bool(energy_balance))
-        self._kernel = K.alf_advance
-        # state
-        self.sc = np.zeros(K.N_SC)
-        self.sc[K.SC_T] = initial.t
-        self.q = np.array(initial.q, dtype=float)
-        self.qd = np.array(initial.qd, dtype=float)
-        self.qdd = np.array(initial.qdd, dtype=float)
-        self.lam = np.array(initial.lam, dtype=float)
-        self.u = np.zeros(cm.n_inputs)
-        self.zs = np.array(m.z0, dtype=float)   # committed element states (model_arrays)
-        if len(m.pc_mi):                        # passive cylinders: end accelerations of the initial solve
+        self.opt = new_options(c=self.penalty * self.m_ref, tol=tol, accept_tol=accept_tol, max_iter=max_iter,
+                               use_fd=self.use_fd, noncons=nonconservative(cm), pivot=pivot_tol, fd_eps=fd_eps,
+                               rho=self.rho_inf, energy=scheme == "energy", dyn_colors=self.pattern.dynamic_colors,
+                               fd_every=every, energy_balance=bool(energy_balance))
+        self._kernel = alf_advance
+        # state (the arrays q, qd, qdd, lam, u, zs are the live state: the kernel writes them in place)
+        self.state = new_state(cm, initial.t, initial.q, initial.qd, initial.qdd, initial.lam)
+        if needs_after_step(cm.arrays):        # after-step hooks at the initial solve (passive cylinders)
             ev.forces(initial.t, initial.q, initial.qd)
-            store_end_accelerations(m, initial.q, initial.qdd, ev.r, ev.w, ev.o, self.zs)
-        self.lam_star = self.lam.copy()       # augmented Lagrangian multipliers (trapezoidal scheme)
-        self.acc = self.qdd.copy()            # generalized-alpha pseudo-accelerations, a_0 = qdd_0
-        # energy-consistent scheme: the trapezoid's own velocity and acceleration and the end-point constraint
-        # force Q - M at (set by the kernel from q, qd, qdd, lam on its first step: sc[SC_EC_READY])
-        self.vt, self.at, self.gc = np.zeros(n), np.zeros(n), np.zeros(n)
-        self._state = (self.sc, self.q, self.qd, self.qdd, self.lam, self.u, self.zs, np.zeros(cm.n_inputs),
-                       self.lam_star, self.acc, self.vt, self.at, self.gc)
+            ev.after_step(initial.q, initial.qdd)
+            self.state.zs[:] = ev.zs
+        st = self.state
+        self.sc, self.q, self.qd, self.qdd, self.lam, self.u, self.zs = st.sc, st.q, st.qd, st.qdd, st.lam, st.u, st.zs
+        self.lam_star, self.acc, self.vt, self.at, self.gc = st.lam_star, st.acc, st.vt, st.at, st.gc
         # workspace, allocated once
-        fr = (np.zeros((nb, 3)), np.zeros((nb, 3, 3)), np.zeros((nb, 3)), np.zeros((nb, 3)),
-              np.zeros((nm, 3)), np.zeros((nm, 3, 3)), np.zeros((nm, 3)), np.zeros((nm, 3)))
-        fo = (np.zeros((len(m.tsda_mi), 3)), np.zeros((len(m.rsda_mi), 3)), np.zeros((len(m.bush_mi), 6)),
-              np.zeros((len(m.act_mi), 3)), np.zeros((len(m.hyd_mi), N_HYD_OUT)),
-              np.zeros((len(m.cont_law), N_CONT_OUT)), np.zeros((len(m.pc_mi), N_PC_OUT)),
-              np.zeros((len(m.jf_type), N_JF_OUT)), new_contact_workspace(m))
-        vec = lambda k: np.zeros(k)  # noqa: E731
-        zn = np.array(m.z0, dtype=float)      # candidate element states
-        self._ws = (fr, fo, zn, vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),
-                    vec(n), vec(n), vec(n), np.zeros((nb, 7, 7)), vec(n), vec(n), vec(n), vec(nr), vec(nr),
-                    vec(n), vec(n), vec(n), vec(n), vec(self.pattern.size),
-                    np.zeros((len(self.pattern.adj_idx) if self.use_fd else 1, 7, 7)), vec(nb),
-                    vec(nr), np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(nr), np.zeros((nr, 12)),
-                    np.zeros((nr, MAX_ROW_COLS)), vec(nr), vec(n), vec(n), vec(n))
-        self._pat = self.pattern.as_tuple()
-        self._mt = tuple(m)
-        self._empty = (np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, nr)),
-                       np.zeros((0, len(m.z0))))
+        self._ws = new_work(cm, self.pattern.size, len(self.pattern.adj_idx) if self.use_fd else 1)
+        self._pat = self.pattern.arrays()
+        self._empty = (np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, cm.n_rows)),
+                       np.zeros((0, len(cm.arrays.z0))))
         self.last_report = np.zeros((0, K.N_REP))
 
     # --- state -------------------------------------------------------------------------------------
@@ -365,15 +297,18 @@ class ALFIntegrator:
         """Work of time-function forces, loads, inputs, actuators and drivers since the start (J)."""
         return float(self.sc[K.SC_W_IN])
 
-    def save(self) -> tuple[np.ndarray, ...]:
-        """A copy of the complete state (restore it with ``restore``)."""
-        return tuple(a.copy() for a in self._state)
+    def save(self) -> State:
+        """A copy of the complete state (a State of arrays; restore it with ``restore``)."""
+        return State(*(a.copy() for a in self.state))
 
-    def restore(self, saved: tuple[np.ndarray, ...]) -> None:
+    def restore(self, saved) -> None:
         """Put back a state from ``save`` (in place: the live arrays keep their identity)."""
-        if len(saved) != len(self._state):
-            raise ValueError(f"{self.label} integrator: a saved state has {len(self._state)} arrays, got {len(saved)}")
-        for dst, src in zip(self._state, saved):
+        if len(saved) != len(self.state):
+            raise ValueError(f"{self.label} integrator: a saved state has {len(self.state)} arrays, got {len(saved)}")
+        for name, dst, src in zip(State._fields, self.state, saved):
+            if np.shape(src) != dst.shape:
+                raise ValueError(f"{self.label} integrator: saved state array '{name}' has shape {np.shape(src)}, "
+                                 f"expected {dst.shape}")
             np.copyto(dst, src)
 
     # --- stepping ------------------------------------------------------------------------------------
@@ -400,7 +335,7 @@ class ALFIntegrator:
         try:
             while True:        # one call into numba for the whole run, another after each redone step
                 rows = (rep[i:], *(r[i:] for r in rec)) if record else (rep[i:], *rec)
-                status, done, err = self._kernel(self._mt, self.off, self._pat, self._state, self._ws, self.opt,
+                status, done, err = self._kernel(self.cm.arrays, self._pat, self.state, self._ws, self.opt,
                                                  n_steps - i, h, *rows)
                 i += done
                 if status == K.OK:
@@ -422,12 +357,10 @@ class ALFIntegrator:
         """True if a step failed on a too short contact pair buffer (grown here: redo the step); raises if the
         contact state table is full."""
         if status == K.CONTACT_STATES:
-            check_contact_states(self.cm, self._ws[1][6])
+            check_contact_states(self.cm, self._ws.cw)
         if status != K.CONTACT_PAIRS:
             return False
-        fo = self._ws[1]
-        fo = (*fo[:8], grown_contact_workspace(fo[8]))
-        self._ws = (self._ws[0], fo, *self._ws[2:])
+        self._ws = self._ws._replace(cw=grown_contact_workspace(self._ws.cw))
         return True
 
     def _redo(self, h: float, status: int, err: float, row: np.ndarray, level: int) -> None:
@@ -443,7 +376,7 @@ class ALFIntegrator:
         for _half in range(2):
             sub[0] = 0.0
             while True:
-                status, _, err = self._kernel(self._mt, self.off, self._pat, self._state, self._ws, self.opt, 1,
+                status, _, err = self._kernel(self.cm.arrays, self._pat, self.state, self._ws, self.opt, 1,
                                               0.5 * h, sub, *self._empty)
                 if not self._contact_buffers(status):
                     break
@@ -480,7 +413,7 @@ class ALFIntegrator:
             coord = int(np.argsort(self.pattern.pos)[int(err)])
             return (f"no mass and no constraint stiffness on coordinate {names[coord]} (a massless or "
                     f"inertia-free body that the joints do not hold)")
-        dq = self._ws[18]
+        dq = self._ws.dq
         worst = int(np.argmax(np.abs(np.nan_to_num(dq, nan=np.inf)))) if len(dq) else -1
         return f"max |dq| = {err:.3g}" + (f", largest correction on {names[worst]}" if worst >= 0 else "")
 

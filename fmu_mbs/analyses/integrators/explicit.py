@@ -6,8 +6,6 @@ and reporting as ALFIntegrator, whose machinery it reuses; 'iterations' reports 
 
 from __future__ import annotations
 
-import numpy as np
-
 from ...compiler import CompiledModel
 from ...kernels import integrate_alf as K
 from ...kernels import integrate_explicit as KE
@@ -40,7 +38,6 @@ class ExplicitIntegrator(ALFIntegrator):
                  energy_balance: bool = True):
         super().__init__(cm, step, initial, penalty=penalty, tol=tol, tangent="constraints", pivot_tol=pivot_tol,
                          max_halvings=max_halvings, energy_balance=energy_balance)
-        self._ws = (*self._ws, np.zeros(len(self.zs)))     # the committed element states of a step's start
         self._kernel = KE.explicit_advance
 
     def _detail(self, status: int, err: float) -> str:

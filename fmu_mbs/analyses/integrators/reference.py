@@ -13,13 +13,13 @@ depends on lam); its bristle law, whose deflection integrates per fixed step, is
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 from scipy.integrate import solve_ivp
 
 from ...compiler import CompiledModel
+from ...compiler.families import needs_after_step
 from ...errors import AnalysisError, ConvergenceError
+from ...kernels.model_arrays import MODE_CONSERVATIVE, MODE_DAMPED, MODE_FULL
 from ...model.elements import JointFriction
 from ..assembly import (
     AssemblyResult,
@@ -32,33 +32,27 @@ from ..assembly import (
 from ..evaluate import Evaluator
 from ..linear import independent_rows
 from ..trajectory import Trajectory
-from .alf import REPORT_KEYS, force_variant_parts, force_variants
+from .alf import REPORT_KEYS, nonconservative
 
 
 class _Powers:
-    """Dissipated and input power (W) at a state, with the force-model variants of the ALF kernel."""
+    """Dissipated and input power (W) at a state, from the force modes of the ALF kernel (full, damped,
+    conservative: kernels.model_arrays MODE_*)."""
 
     def __init__(self, cm: CompiledModel, ev: Evaluator):
         self.ev = ev
-        _, self.noncons = force_variant_parts(cm)
-        damped, cons = force_variants(cm)
-        self.ev_d = Evaluator(dataclasses.replace(cm, arrays=damped))
-        self.ev_c = Evaluator(dataclasses.replace(cm, arrays=cons))
+        self.noncons = nonconservative(cm)
 
     def __call__(self, t: float, q: np.ndarray, qd: np.ndarray, lam: np.ndarray) -> tuple[float, float]:
         ev = self.ev
         p_in = -float(lam @ ev.nu)                      # rheonomic constraints (drivers): -lam . nu
         if not (self.noncons or np.any(ev.u)):
             return 0.0, p_in
-        ev.forces(t, q, qd)
-        Qf = ev.joint_friction(q, lam).copy()
-        for e in (self.ev_d, self.ev_c):
-            e.zs[:] = ev.zs
-            e.jtw[:] = ev.jtw                           # the twist rows of this state (joint friction)
-        self.ev_d.forces(t, q, qd)
-        Qd = self.ev_d.joint_friction(q, lam).copy()
-        self.ev_c.forces(t, q, qd)
-        Qc = self.ev_c.joint_friction(q, lam).copy()
+        Q = {}
+        for mode in (MODE_DAMPED, MODE_CONSERVATIVE, MODE_FULL):     # the full one last: its outputs and states stay
+            ev.forces(t, q, qd, mode)
+            Q[mode] = ev.joint_friction(q, lam, mode).copy()
+        Qf, Qd, Qc = Q[MODE_FULL], Q[MODE_DAMPED], Q[MODE_CONSERVATIVE]
         return float(-(Qd - Qc) @ qd), p_in + float((Qf - Qd) @ qd)
 
 
@@ -78,7 +72,7 @@ def integrate_reference(cm: CompiledModel, t_out: np.ndarray, initial: AssemblyR
     ev = Evaluator(cm)
     powers = _Powers(cm, ev)
     n = cm.n_q
-    passive = len(cm.arrays.pc_mi) > 0
+    passive = needs_after_step(cm.arrays)
     ev.constraints(float(t_out[0]), initial.q)
     rows = independent_rows(ev.J)[0]
 

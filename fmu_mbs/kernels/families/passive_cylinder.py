@@ -19,7 +19,7 @@ garbled print of seed 003:
   n' = u' - (w_i x a)(a.u) - a((w_i x a).u + a.u'). d'' = a_S - a_P and alpha_i are the marker accelerations of
   the PREVIOUS step (seed 003 §2: "the parent marker accelerations from the previous time step will be used"),
   kept in the element's states (z, 12 per element: a_P, alpha_i, a_S, alpha_j; world axes) and committed with
-  the other states on step acceptance (``store_end_accelerations``).
+  the other states on step acceptance (``after_step``, the family's after-step hook).
 
 Loads (eqs. 24-32 re-derived as a whole-element balance). Part CMs x_c = P + c_c u, x_r = S - c_r u with
 accelerations a_c = a_P + c_c u'', a_r = a_S - c_r u''; inertia about the CM J = J_t (I - u u^T) + J_a u u^T,
@@ -45,12 +45,15 @@ import math
 
 from numba import njit
 
-from .frames import add_wrench
-from .functions import eval_time_function
-from .model_arrays import PLANAR, POINT_MASS
-from .rotation import cross_v, dot_v
+from ..frames import marker_acceleration
+from ..marker_loads import add_marker_force, add_point_wrench, time_function
+from ..model_arrays import MODE_FULL, arrays_type
+from ..rotation import cross_v, dot_v
 
-# parameter row pc_par
+Arrays = arrays_type("PassiveCylinderArrays", ["mi", "mj", "par", "fn", "input_adr", "z_adr", "row", "out_adr"],
+                     __name__)
+
+# parameter row (Arrays.par)
 PC_M_CYL = 0        # cylinder part: mass (kg), CM distance from P (m), inertia transverse and axial (kg m^2)
 PC_CM_CYL = 1
 PC_JT_CYL = 2
@@ -63,6 +66,8 @@ N_PC_PAR = 8
 
 N_PC_STATES = 12    # a_P (3), alpha_i (3), a_S (3), alpha_j (3), world axes
 N_PC_OUT = 12       # length, speed, force, fi (3), fj (3), ti (3)
+N_STATES = N_PC_STATES
+N_OUT = N_PC_OUT
 
 
 @njit(cache=True, _nrt=False)
@@ -123,15 +128,18 @@ def element_loads(L, u, ud, Ld, a, wi, alpha_i, acc_p, acc_s, g, par, f):
 
 
 @njit(cache=True, _nrt=False)
-def add_passive_cylinder_forces(m, t, q, r, o, R, vo, wm, u, zs, zn, Q, pc_out):
-    """Q += the loads of every passive cylinder on its parent bodies (module docstring); zn keeps the committed
-    end accelerations (they change only on step acceptance). pc_out rows: [length m, speed m/s, drive force N,
-    fi (3) N, fj (3) N, ti (3) N m]: the force on marker_i's and marker_j's body at the marker origins and the
-    universal joint's torque on marker_i's body, world axes."""
-    for k in range(m.pc_mi.shape[0]):
-        mi = m.pc_mi[k]
-        mj = m.pc_mj[k]
-        za = m.pc_z_adr[k]
+def add_forces(a, sv, t, q, u, zs, zn, mode, Q, out):
+    """Q += the loads of every passive cylinder on its parent bodies (module docstring), in MODE_FULL only (a power
+    port); zn keeps the committed end accelerations (they change only on step acceptance). Output block:
+    [length m, speed m/s, drive force N, fi (3) N, fj (3) N, ti (3) N m]: the force on marker_i's and marker_j's
+    body at the marker origins and the universal joint's torque on marker_i's body, world axes."""
+    if mode != MODE_FULL:
+        return
+    o, vo, R, wm = sv.o, sv.vo, sv.R, sv.wm
+    for k in range(a.mi.shape[0]):
+        mi = a.mi[k]
+        mj = a.mj[k]
+        za = a.z_adr[k]
         for i in range(N_PC_STATES):
             zn[za + i] = zs[za + i]
         d = (o[mj, 0] - o[mi, 0], o[mj, 1] - o[mi, 1], o[mj, 2] - o[mi, 2])
@@ -140,72 +148,59 @@ def add_passive_cylinder_forces(m, t, q, r, o, R, vo, wm, u, zs, zn, Q, pc_out):
         dv = (vo[mj, 0] - vo[mi, 0], vo[mj, 1] - vo[mi, 1], vo[mj, 2] - vo[mi, 2])
         Ld = dot_v(e, dv)
         ud = ((dv[0] - Ld * e[0]) / L, (dv[1] - Ld * e[1]) / L, (dv[2] - Ld * e[2]) / L)
-        f, _, _ = eval_time_function(m.fn_type, m.fn_adr, m.fn_len, m.fn_par, m.pc_fn[k], t)
-        if m.pc_input_adr[k] >= 0:
-            f += u[m.pc_input_adr[k]]
-        a = (R[mi, 0, 2], R[mi, 1, 2], R[mi, 2, 2])
+        f = time_function(sv, a.fn[k], t)
+        if a.input_adr[k] >= 0:
+            f += u[a.input_adr[k]]
+        ax = (R[mi, 0, 2], R[mi, 1, 2], R[mi, 2, 2])
         wi = (wm[mi, 0], wm[mi, 1], wm[mi, 2])
-        FP, TP, FS = element_loads(L, e, ud, Ld, a, wi, (zs[za + 3], zs[za + 4], zs[za + 5]),
+        FP, TP, FS = element_loads(L, e, ud, Ld, ax, wi, (zs[za + 3], zs[za + 4], zs[za + 5]),
                                    (zs[za], zs[za + 1], zs[za + 2]), (zs[za + 6], zs[za + 7], zs[za + 8]),
-                                   (m.gravity[0], m.gravity[1], m.gravity[2]), m.pc_par[k], f)
+                                   (sv.gravity[0], sv.gravity[1], sv.gravity[2]), a.par[k], f)
         fi = (-FP[0], -FP[1], -FP[2])
         ti = (-TP[0], -TP[1], -TP[2])
         fj = (-FS[0], -FS[1], -FS[2])
-        bi = m.marker_body[mi]
-        if bi >= 0:
-            s = (o[mi, 0] - r[bi, 0], o[mi, 1] - r[bi, 1], o[mi, 2] - r[bi, 2])
-            n = cross_v(s, fi)
-            add_wrench(m, bi, q, fi[0], fi[1], fi[2], n[0] + ti[0], n[1] + ti[1], n[2] + ti[2], 1.0, Q)
-        bj = m.marker_body[mj]
-        if bj >= 0:
-            s = (o[mj, 0] - r[bj, 0], o[mj, 1] - r[bj, 1], o[mj, 2] - r[bj, 2])
-            n = cross_v(s, fj)
-            add_wrench(m, bj, q, fj[0], fj[1], fj[2], n[0], n[1], n[2], 1.0, Q)
-        pc_out[k, 0] = L
-        pc_out[k, 1] = Ld
-        pc_out[k, 2] = f
+        add_point_wrench(sv, q, mi, o[mi, 0], o[mi, 1], o[mi, 2], fi[0], fi[1], fi[2], ti[0], ti[1], ti[2], 1.0, Q)
+        add_marker_force(sv, q, mj, fj[0], fj[1], fj[2], 1.0, Q)
+        base = a.out_adr[k]
+        out[base] = L
+        out[base + 1] = Ld
+        out[base + 2] = f
         for i in range(3):
-            pc_out[k, 3 + i] = fi[i]
-            pc_out[k, 6 + i] = fj[i]
-            pc_out[k, 9 + i] = ti[i]
+            out[base + 3 + i] = fi[i]
+            out[base + 6 + i] = fj[i]
+            out[base + 9 + i] = ti[i]
 
 
 @njit(cache=True, _nrt=False)
-def _body_acc(m, b, q, qdd):
-    """CM acceleration and angular acceleration (world) of body b from qdd (alpha = 2 E(p) p'' for r-p bodies)."""
-    a = m.body_q_adr[b]
-    kind = m.body_kind[b]
-    if kind == POINT_MASS:
-        return ((qdd[a], qdd[a + 1], qdd[a + 2] if m.dim == 3 else 0.0), (0.0, 0.0, 0.0))
-    if kind == PLANAR:
-        return (qdd[a], qdd[a + 1], 0.0), (0.0, 0.0, qdd[a + 2])
-    e0, e1, e2, e3 = q[a + 3], q[a + 4], q[a + 5], q[a + 6]
-    d0, d1, d2, d3 = qdd[a + 3], qdd[a + 4], qdd[a + 5], qdd[a + 6]
-    return ((qdd[a], qdd[a + 1], qdd[a + 2]),
-            (2.0 * (-e1 * d0 + e0 * d1 - e3 * d2 + e2 * d3), 2.0 * (-e2 * d0 + e3 * d1 + e0 * d2 - e1 * d3),
-             2.0 * (-e3 * d0 - e2 * d1 + e1 * d2 + e0 * d3)))
-
-
-@njit(cache=True, _nrt=False)
-def store_end_accelerations(m, q, qdd, r, w, o, zs):
-    """Write the accelerations of both end markers of every passive cylinder into its states in zs: origin
-    acceleration a + alpha x s + w x (w x s) and angular acceleration (world), from the accepted (q, qdd) and the
-    body frames r, w and marker origins o evaluated at (q, qd)."""
-    for k in range(m.pc_mi.shape[0]):
-        za = m.pc_z_adr[k]
+def after_step(a, sv, q, qdd, zs):
+    """After-step hook: write the accelerations of both end markers of every passive cylinder into its states in zs
+    (origin acceleration a + alpha x s + w x (w x s) and angular acceleration, world), from the accepted (q, qdd)
+    at the frames of sv."""
+    for k in range(a.mi.shape[0]):
+        za = a.z_adr[k]
         for end in range(2):
-            mk = m.pc_mi[k] if end == 0 else m.pc_mj[k]
+            mk = a.mi[k] if end == 0 else a.mj[k]
             base = za + 6 * end
-            b = m.marker_body[mk]
-            if b < 0:
-                for i in range(6):
-                    zs[base + i] = 0.0
-                continue
-            acc, alpha = _body_acc(m, b, q, qdd)
-            wb = (w[b, 0], w[b, 1], w[b, 2])
-            s = (o[mk, 0] - r[b, 0], o[mk, 1] - r[b, 1], o[mk, 2] - r[b, 2])
-            axs = cross_v(alpha, s)
-            wws = cross_v(wb, cross_v(wb, s))
+            acc, alpha = marker_acceleration(sv.body_kind, sv.body_q_adr, sv.dim, sv.marker_body, sv.r, sv.o, sv.wm,
+                                             q, qdd, mk)
             for i in range(3):
-                zs[base + i] = acc[i] + axs[i] + wws[i]
+                zs[base + i] = acc[i]
                 zs[base + 3 + i] = alpha[i]
+
+
+@njit(cache=True, _nrt=False)
+def stroke_outputs(a, sv, lam, out):
+    """Multiplier hook of the outputs: a stroke-driven element's drive force is its distance row's force -lam d on
+    marker_j (ROW_D, d = L e), so force = -lam L and the parent forces take -/+ force e."""
+    for k in range(a.mi.shape[0]):
+        row = a.row[k]
+        if row < 0:
+            continue
+        base = a.out_adr[k]
+        L = out[base]
+        f = -lam[row] * L
+        out[base + 2] = f
+        for i in range(3):
+            e = (sv.o[a.mj[k], i] - sv.o[a.mi[k], i]) / L
+            out[base + 3 + i] -= f * e
+            out[base + 6 + i] += f * e

@@ -16,9 +16,9 @@ Per element on a joint with axis a (z_i; x_i for a planar prismatic joint), mark
 
 The multipliers ``lam`` and twist rows ``jtw`` are the caller's: the ALF Newton passes its current multiplier
 estimate, the energy split and the channels the step's final multipliers, the reference integrator a fixed-point
-iterate (analyses.assembly.solve_dynamics). ``m.jf_dissipative[0] == 0`` (the energy split's conservative variant)
-switches the friction off. Outputs jf_out (n, 3) = [friction torque N m (revolute) or force N (prismatic) on
-marker_j's body along a, slip v m/s, normal load N N].
+iterate (analyses.assembly.solve_dynamics). MODE_CONSERVATIVE (the energy split) switches the friction off.
+Output block: [friction torque N m (revolute) or force N (prismatic) on marker_j's body along a, slip v m/s,
+normal load N N].
 """
 
 from __future__ import annotations
@@ -27,8 +27,12 @@ import math
 
 from numba import njit
 
-from .contact import friction_law
-from .frames import add_wrench
+from ..contact import friction_law
+from ..marker_loads import add_marker_torque, add_point_force
+from ..model_arrays import MODE_CONSERVATIVE, arrays_type
+
+Arrays = arrays_type("JointFrictionArrays", ["type", "mi", "mj", "rows", "model", "par", "geo", "z_adr", "out_adr"],
+                     __name__)
 
 JF_REVOLUTE = 0
 JF_PRISMATIC = 1
@@ -40,21 +44,22 @@ JG_PRELOAD = 3
 N_JG = 4
 N_JF_STATES = 3      # bristle deflection (the law's 3-vector; only its first component is used)
 N_JF_OUT = 3
+N_OUT = N_JF_OUT
 JF_MAX_ROWS = 6
 
 
 @njit(cache=True, _nrt=False)
-def joint_reaction(m, k, r, o, jtw, lam):
+def joint_reaction(a, sv, k, jtw, lam):
     """(F, T) of friction element k's joint on marker_j's body about origin_j, world axes (N, N m); with marker_j
     on ground, minus the reaction on marker_i's body (as analyses/reactions.py)."""
-    mi = m.jf_mi[k]
-    mj = m.jf_mj[k]
-    bj = m.marker_body[mj]
+    mi = a.mi[k]
+    mj = a.mj[k]
+    bj = sv.marker_body[mj]
     side = 6 if bj >= 0 else 0
-    body = bj if bj >= 0 else m.marker_body[mi]
+    body = bj if bj >= 0 else sv.marker_body[mi]
     F0, F1, F2, n0, n1, n2 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-    for c in range(m.jf_rows.shape[1]):
-        row = m.jf_rows[k, c]
+    for c in range(a.rows.shape[1]):
+        row = a.rows[k, c]
         if row < 0:
             continue
         x = lam[row]
@@ -64,6 +69,7 @@ def joint_reaction(m, k, r, o, jtw, lam):
         n0 -= jtw[row, side + 3] * x
         n1 -= jtw[row, side + 4] * x
         n2 -= jtw[row, side + 5] * x
+    o, r = sv.o, sv.r
     s0, s1, s2 = o[mj, 0] - r[body, 0], o[mj, 1] - r[body, 1], o[mj, 2] - r[body, 2]
     T0 = n0 - (s1 * F2 - s2 * F1)
     T1 = n1 - (s2 * F0 - s0 * F2)
@@ -74,22 +80,24 @@ def joint_reaction(m, k, r, o, jtw, lam):
 
 
 @njit(cache=True, _nrt=False)
-def add_joint_friction(m, q, r, o, R, vo, wm, jtw, lam, h, zs, zn, Q, jf_out):
-    """Q += the friction of every JointFriction (module docstring); writes the candidate bristle states zn and
-    jf_out. ``h``: the step (s; 0 = static evaluation, the bristle keeps its committed deflection)."""
-    on = m.jf_dissipative[0] != 0
-    for k in range(m.jf_type.shape[0]):
-        mi = m.jf_mi[k]
-        mj = m.jf_mj[k]
-        typ = m.jf_type[k]
-        ax = 0 if (typ == JF_PRISMATIC and m.dim == 2) else 2
+def add_friction(a, sv, q, jtw, lam, h, zs, zn, mode, Q, out):
+    """Multiplier hook: Q += the friction of every JointFriction (module docstring) loaded by the multipliers
+    ``lam`` through the twist rows ``jtw``; writes the candidate bristle states zn and the output blocks. ``h``: the
+    step (s; 0 = static evaluation, the bristle keeps its committed deflection)."""
+    on = mode != MODE_CONSERVATIVE
+    o, R, vo, wm = sv.o, sv.R, sv.vo, sv.wm
+    for k in range(a.type.shape[0]):
+        mi = a.mi[k]
+        mj = a.mj[k]
+        typ = a.type[k]
+        ax = 0 if (typ == JF_PRISMATIC and sv.dim == 2) else 2
         a0, a1, a2 = R[mi, 0, ax], R[mi, 1, ax], R[mi, 2, ax]
-        F0, F1, F2, T0, T1, T2 = joint_reaction(m, k, r, o, jtw, lam)
+        F0, F1, F2, T0, T1, T2 = joint_reaction(a, sv, k, jtw, lam)
         Fa = F0 * a0 + F1 * a1 + F2 * a2
         Ta = T0 * a0 + T1 * a1 + T2 * a2
         Fr = math.sqrt(max((F0 - Fa * a0) ** 2 + (F1 - Fa * a1) ** 2 + (F2 - Fa * a2) ** 2, 0.0))
         Tb = math.sqrt(max((T0 - Ta * a0) ** 2 + (T1 - Ta * a1) ** 2 + (T2 - Ta * a2) ** 2, 0.0))
-        geo = m.jf_geo[k]
+        geo = a.geo[k]
         load = geo[JG_PRELOAD] + Fr
         if geo[JG_BENDING_ARM] > 0.0:
             load += Tb / geo[JG_BENDING_ARM]
@@ -109,25 +117,19 @@ def add_joint_friction(m, q, r, o, R, vo, wm, jtw, lam, h, zs, zn, Q, jf_out):
                  + a2 * (vo[mj, 2] - vo[mi, 2] - (w0 * d1 - w1 * d0)))
         f = 0.0
         if on:
-            f, _, _ = friction_law(m.jf_model[k], m.jf_par[k], load, 0.0, 0.0, 1.0, v, 0.0, 0.0, h, zs, zn,
-                                   m.jf_z_adr[k], m.jf_z_adr[k])
-        jf_out[k, 0] = rp * f
-        jf_out[k, 1] = v
-        jf_out[k, 2] = load
+            f, _, _ = friction_law(a.model[k], a.par[k], load, 0.0, 0.0, 1.0, v, 0.0, 0.0, h, zs, zn, a.z_adr[k],
+                                   a.z_adr[k])
+        base = a.out_adr[k]
+        out[base] = rp * f
+        out[base + 1] = v
+        out[base + 2] = load
         if f == 0.0:
             continue
-        bi = m.marker_body[mi]
-        bj = m.marker_body[mj]
         if typ == JF_REVOLUTE:
             tau = rp * f
-            if bj >= 0:
-                add_wrench(m, bj, q, 0.0, 0.0, 0.0, tau * a0, tau * a1, tau * a2, 1.0, Q)
-            if bi >= 0:
-                add_wrench(m, bi, q, 0.0, 0.0, 0.0, tau * a0, tau * a1, tau * a2, -1.0, Q)
+            add_marker_torque(sv, q, mj, tau * a0, tau * a1, tau * a2, 1.0, Q)
+            add_marker_torque(sv, q, mi, tau * a0, tau * a1, tau * a2, -1.0, Q)
         else:
             G0, G1, G2 = f * a0, f * a1, f * a2
-            for b, sign in ((bj, 1.0), (bi, -1.0)):
-                if b < 0:
-                    continue
-                s0, s1, s2 = o[mj, 0] - r[b, 0], o[mj, 1] - r[b, 1], o[mj, 2] - r[b, 2]
-                add_wrench(m, b, q, G0, G1, G2, s1 * G2 - s2 * G1, s2 * G0 - s0 * G2, s0 * G1 - s1 * G0, sign, Q)
+            add_point_force(sv, q, mj, o[mj, 0], o[mj, 1], o[mj, 2], G0, G1, G2, 1.0, Q)
+            add_point_force(sv, q, mi, o[mj, 0], o[mj, 1], o[mj, 2], G0, G1, G2, -1.0, Q)
