@@ -51,14 +51,15 @@ class StudySummary:
 
 
 def local_cluster(workers: int | None = None):
-    """A LocalCluster of ``workers`` single-threaded processes (default: one per CPU), no dashboard, quiet logs;
+    """A LocalCluster of ``workers`` single-threaded processes (default: one per CPU), its dashboard on a free port,
+    quiet logs;
     a task whose worker dies fails at once (allowed-failures 0) so that the study's own retry-once applies."""
     import dask
     from distributed import LocalCluster
 
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
         return LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                            dashboard_address=None, silence_logs=logging.ERROR)
+                            dashboard_address=":0", silence_logs=logging.ERROR)
 
 
 class Progress:
