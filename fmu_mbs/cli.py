@@ -14,7 +14,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     verb = next((a for a in args if not a.startswith("-")), None)
     if verb in STUDY_VERBS:
-        from .studies.cli import main as study_main
+        try:
+            from .studies.cli import main as study_main
+        except ModuleNotFoundError as exc:
+            if exc.name not in ("dask", "distributed", "pyarrow"):
+                raise
+            print(f"fmu-mbs: error: '{verb}' needs {exc.name}: pip install 'fmu-mbs[study]'", file=sys.stderr)
+            return 1
         return study_main(args)
     from .adapters.cli import main as analysis_main
     return analysis_main(args)

@@ -18,8 +18,6 @@ from fmu_mbs.studies.report import failures, response_plot, summary_text
 from fmu_mbs.studies.runners import execute
 from fmu_mbs.studies.study import latin_hypercube
 
-pytest.importorskip("distributed")
-
 BALL = Path(__file__).resolve().parents[1] / "models" / "bouncing_ball.json"
 R, K, G = 0.1, 1e5, 9.81       # the catalogue ball: radius (m), contact stiffness (N/m^1.5), gravity (m/s^2)
 
@@ -204,3 +202,51 @@ def test_latin_hypercube_is_reproducible_and_stratified():
     assert runs == latin_hypercube({"a": [0.0, 1.0], "b": [10.0, 20.0]}, 8, seed=3)
     assert sorted(int(r["a"] * 8) for r in runs) == list(range(8))
     assert sorted(int((r["b"] - 10.0) / 10.0 * 8) for r in runs) == list(range(8))
+
+
+
+def _fmu_study(kind: str, fmu: Path) -> str:
+    """The bouncing-ball FMU as the study's FMU, or as instance 'ball' of a system (names prefixed 'ball.')."""
+    p = "ball." if kind == "system" else ""
+    head = (f'[system.instances.ball]\nfmu = "{fmu.as_posix()}"\n\n[study]\n' if kind == "system"
+            else f'[study]\nfmu = "{fmu.as_posix()}"\n')
+    return head + f"""name = "ball_{kind}"
+t_end = 1.0
+step = 1e-3
+
+[parameters]
+"{p}solver.integrator" = 2
+"{p}solver.h" = 1e-4
+
+[design]
+type = "table"
+file = "{kind}.csv"
+
+[outputs]
+histories = ["{p}centre.r[3]"]
+[outputs.scalars]
+apex = {{ of = "{p}centre.r[3]", reduce = "max", after_peak = "{p}impact.fn" }}
+"""
+
+
+def test_fmu_and_coupled_system_studies_record_the_fmu_log_of_a_failed_run(client, tmp_path):
+    """The catalogue's bouncing-ball FMU run by fmpy (kind "fmu") and the same FMU as the one instance of a system
+    under the co-simulation master (kind "system"): the rebound matches the independent integration of the contact
+    law, both kinds give the same numbers bit for bit, and a stiffness of 1e13 N/m^1.5 (explicit substeps unstable)
+    fails with fmi2Discard and the FMU's own log line naming the integrator."""
+    from fmu_mbs.adapters.fmu_build import build_fmu
+
+    fmu = build_fmu(BALL, tmp_path / "dist")
+    tables = {}
+    for kind in ("fmu", "system"):
+        p = "ball." if kind == "system" else ""
+        (tmp_path / f"{kind}.csv").write_text(f"{p}impact.restitution,{p}impact.stiffness\n0.9,1e5\n0.9,1e13\n"
+                                              "1.0,1e5\n")
+        (tmp_path / f"{kind}.toml").write_text(_fmu_study(kind, fmu))
+        s = run_study(load_study(tmp_path / f"{kind}.toml"), tmp_path / kind, client=client, progress=False)
+        assert (s.ok, s.failed) == (2, 1), kind
+        tables[kind] = t = read_table(tmp_path / kind)
+        assert "fmi2Discard" in t["reason"][1] and "explicit" in t["log"][1].lower(), t["log"][1]
+        for k, e in ((0, 0.9), (2, 1.0)):
+            assert (t["apex"][k] - R) / 0.9 == pytest.approx(_ln_rebound_ratio(e, 0.9), abs=2e-4)
+    assert tables["fmu"]["apex"] == tables["system"]["apex"]

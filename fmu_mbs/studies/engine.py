@@ -35,7 +35,8 @@ TABLE_INTERVAL = 2.0
 class StudySummary:
     """What a call of ``run_study`` did: runs in the design (``total``), recorded ok/failed in the folder, run in
     this call (``ran``), already recorded before it (``skipped``), resubmitted after a first failure (``retried``),
-    wall times (s) of the whole call and of the warm-up per worker, the workers used, the table's path."""
+    wall times (s) of the whole call, of the warm-up per worker and of the runs (first submission to last result:
+    ``run_time``), the workers used, the table's path."""
 
     total: int
     ok: int = 0
@@ -45,6 +46,7 @@ class StudySummary:
     retried: int = 0
     interrupted: bool = False
     wall_time: float = 0.0
+    run_time: float = 0.0
     warm_times: list[float] = field(default_factory=list)
     workers: int = 0
     table: Path | None = None
@@ -162,6 +164,7 @@ def run_study(study: Study, out: str | Path, workers: int | None = None, schedul
     try:
         summary.workers = len(c.scheduler_info(n_workers=-1)["workers"])
         summary.warm_times = _warm(c, slim)
+        t_runs = time.perf_counter()
         queue = as_completed([submit(k, 1) for k in todo])
         last_table = time.monotonic()
         while pending:
@@ -176,6 +179,7 @@ def run_study(study: Study, out: str | Path, workers: int | None = None, schedul
                 entry = store.add(record, study.runs[run], attempt)
                 summary.ran += 1
                 _count(store, summary)
+                summary.run_time = time.perf_counter() - t_runs
                 if on_result is not None:
                     on_result(entry, summary)
             if time.monotonic() - last_table > TABLE_INTERVAL:

@@ -1,0 +1,103 @@
+"""Throughput of ``fmu-mbs sweep`` on a LocalCluster of 1 and 2 worker processes, on the catalogue's crane and
+bouncing-ball FMUs (built into a temporary folder), and the per-run overhead of the engine.
+
+For each FMU and worker count: a fresh LocalCluster, the warm-up (not timed), then N runs of a factorial design;
+``run_time`` is the wall time from the first submission to the last stored result. Reported per case:
+
+- runs per minute = N / run_time * 60, and the speed-up of 2 workers over 1;
+- per-run time inside the worker: ``wall_time`` (the whole run: unzip, instantiate, set-up, doStep loop, free)
+  and ``sim_time`` (the doStep loop alone), medians;
+- engine overhead per run = run_time * workers / N - mean(wall_time): what dask, the journal, the Parquet
+  writes and the progress add per run beyond the run itself; and the FMU set-up per run = wall_time - sim_time.
+
+The machine's load average before and after each case is printed: on a shared machine the speed-up is bounded by
+the cores actually free.
+
+    python bench/sweep_scaling.py [--runs 16] [--workers 1 2] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CASES = {
+    # FMU: (fixed parameters, factor levels over 4 x 4 runs max, t_end (s), communication step (s), history)
+    "bouncing_ball": ({"solver.integrator": 2, "solver.h": 1e-4},
+                      {"impact.restitution": [0.8, 0.85, 0.9, 0.95], "impact.mu": [0.1, 0.2, 0.3, 0.4]},
+                      1.0, 1e-3, "centre.r[3]"),
+    "crane": ({"cylinder.f": 6867.0},
+              {"payload.mass": [80.0, 90.0, 100.0, 110.0], "boom.mass": [450.0, 500.0, 550.0, 600.0]},
+              1.0, 1e-3, "cylinder.length"),
+}
+
+
+def _study(name: str, fmu: Path, runs: int):
+    from fmu_mbs.studies.study import Scalar, Study, factorial
+
+    fixed, factors, t_end, step, hist = CASES[name]
+    design = factorial(factors)[:runs]
+    return Study(name=f"bench_{name}", kind="fmu", target=str(fmu), t_end=t_end, step=step, runs=design,
+                 fixed=fixed, histories=[hist], scalars=[Scalar("peak", hist, "max")])
+
+
+def measure(name: str, fmu: Path, runs: int, workers: int, out: Path) -> dict:
+    from fmu_mbs.studies import read_table, run_study
+
+    load0 = os.getloadavg()
+    s = run_study(_study(name, fmu, runs), out, workers=workers, restart=True, progress=False)
+    load1 = os.getloadavg()
+    t = read_table(out)
+    wall, sim = t["wall_time"], t["sim_time"]
+    assert s.ok == runs, f"{name}: {s.failed} runs failed: {set(t['reason'])}"
+    return {"fmu": name, "workers": workers, "runs": runs, "run_time_s": s.run_time,
+            "runs_per_minute": runs / s.run_time * 60.0, "warm_s": s.warm_times,
+            "median_run_wall_s": statistics.median(wall), "median_sim_s": statistics.median(sim),
+            "fmu_setup_per_run_s": statistics.median(w - x for w, x in zip(wall, sim)),
+            "engine_overhead_per_run_s": s.run_time * workers / runs - statistics.fmean(wall),
+            "load_before": load0[0], "load_after": load1[0]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=16)
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--fmus", nargs="+", default=list(CASES), choices=list(CASES))
+    ap.add_argument("--json", help="write the results here too")
+    args = ap.parse_args(argv)
+    from fmu_mbs.adapters.fmu_build import build_fmu
+
+    print(f"{os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.2f} at the start; "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    results = []
+    with tempfile.TemporaryDirectory(prefix="sweep_bench_") as tmp:
+        for name in args.fmus:
+            fmu = build_fmu(ROOT / "models" / f"{name}.json", tmp)
+            for w in args.workers:
+                r = measure(name, fmu, args.runs, w, Path(tmp) / f"{name}_{w}")
+                results.append(r)
+                print(f"{name:14s} {w} worker(s): {r['runs']} runs in {r['run_time_s']:.1f} s = "
+                      f"{r['runs_per_minute']:.1f} runs/min; per run: {r['median_run_wall_s'] * 1e3:.0f} ms "
+                      f"(doStep loop {r['median_sim_s'] * 1e3:.0f} ms, FMU set-up "
+                      f"{r['fmu_setup_per_run_s'] * 1e3:.0f} ms), engine overhead "
+                      f"{r['engine_overhead_per_run_s'] * 1e3:.0f} ms; load {r['load_before']:.2f} -> "
+                      f"{r['load_after']:.2f}", flush=True)
+            by = {r["workers"]: r for r in results if r["fmu"] == name}
+            if 1 in by and 2 in by:
+                print(f"{name:14s} speed-up 2 vs 1 worker: "
+                      f"{by[2]['runs_per_minute'] / by[1]['runs_per_minute']:.2f}", flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
