@@ -250,3 +250,15 @@ def test_fmu_and_coupled_system_studies_record_the_fmu_log_of_a_failed_run(clien
         for k, e in ((0, 0.9), (2, 1.0)):
             assert (t["apex"][k] - R) / 0.9 == pytest.approx(_ln_rebound_ratio(e, 0.9), abs=2e-4)
     assert tables["fmu"]["apex"] == tables["system"]["apex"]
+
+
+def test_system_study_names_are_checked_before_any_run(tmp_path):
+    """A system parameter or output without '<instance>.' is named before the cluster starts."""
+    from fmu_mbs.studies.runners import check
+    fmu = tmp_path / "x.fmu"
+    fmu.write_bytes(b"")
+    text = (f'[system.instances.ball]\nfmu = "{fmu.as_posix()}"\n[study]\nt_end = 1.0\nstep = 0.5\n'
+            '[design]\ntype = "factorial"\n[design.factors]\n"restitution" = [0.5]\n')
+    (tmp_path / "s.toml").write_text(text)
+    with pytest.raises(StudyError, match="parameter 'restitution': name it '<instance>.<variable>'"):
+        check(load_study(tmp_path / "s.toml"))

@@ -116,13 +116,20 @@ def _client(workers: int | None, scheduler: str | None, client):
 
 
 def _warm(client, slim: Study) -> list[float]:
-    """Warm every worker: the first alone (a cold cache compiles once), then the others together."""
+    """Warm every worker: the first alone (a cold cache compiles once), then the others together; wall time (s) of
+    each (NaN where the worker went away meanwhile: harmless, its runs load the kernels themselves)."""
     addrs = sorted(client.scheduler_info(n_workers=-1)["workers"])
-    if not addrs:
-        return []
-    times = [client.submit(warm, slim, workers=[addrs[0]], allow_other_workers=False, pure=False).result()]
-    futs = [client.submit(warm, slim, workers=[a], allow_other_workers=False, pure=False) for a in addrs[1:]]
-    return times + [f.result() for f in futs]
+
+    def on(addrs_):
+        futs = [client.submit(warm, slim, workers=[a], allow_other_workers=False, pure=False) for a in addrs_]
+        out = []
+        for f in futs:
+            try:
+                out.append(f.result())
+            except Exception:
+                out.append(math.nan)
+        return out
+    return on(addrs[:1]) + on(addrs[1:]) if addrs else []
 
 
 def run_study(study: Study, out: str | Path, workers: int | None = None, scheduler: str | None = None,

@@ -262,15 +262,34 @@ def check(study: Study) -> None:
         model = apply_parameters(_base_model(study.target), first)
         _check_outputs(wanted_outputs(study), channel_names(compile_model(model).model), f"model '{model.name}'")
     elif study.kind == "fmu":
-        from fmpy import read_model_description
-        md = read_model_description(study.target)
-        variables = {v.name: v for v in md.modelVariables}
-        for name in first:
-            v = variables.get(name)
-            if v is None or v.causality not in ("parameter", "input"):
-                pool = [n for n, x in variables.items() if x.causality in ("parameter", "input")]
-                close = difflib.get_close_matches(name, pool, n=4, cutoff=0.5)
-                raise StudyError(f"parameter '{name}': FMU '{Path(study.target).name}' has no parameter or input "
-                                 f"of that name" + (f" (did you mean {', '.join(close)}?)" if close else ""))
-        _check_outputs(wanted_outputs(study), list(variables), f"FMU '{Path(study.target).name}'")
+        _check_fmu(study.target, first, wanted_outputs(study), "")
         _grid(study)
+    else:
+        per: dict[str, dict] = {name: dict(inst["parameters"]) for name, inst in study.target["instances"].items()}
+        outs: dict[str, list] = {name: [] for name in per}
+        for kind, names in (("parameter", first), ("output", wanted_outputs(study))):
+            for name in names:
+                inst, dot, var = name.partition(".")
+                if not dot or inst not in per:
+                    raise StudyError(f"{kind} '{name}': name it '<instance>.<variable>' with an instance of "
+                                     f"{sorted(per)}")
+                if kind == "parameter":
+                    per[inst][var] = None
+                else:
+                    outs[inst].append(var)
+        for name, inst in study.target["instances"].items():
+            _check_fmu(inst["fmu"], per[name], outs[name], f"{name}.")
+        _grid(study)
+
+
+def _check_fmu(path: str, params, outputs: list[str], prefix: str) -> None:
+    from fmpy import read_model_description
+    variables = {v.name: v for v in read_model_description(path).modelVariables}
+    for name in params:
+        v = variables.get(name)
+        if v is None or v.causality not in ("parameter", "input"):
+            pool = [n for n, x in variables.items() if x.causality in ("parameter", "input")]
+            close = [prefix + c for c in difflib.get_close_matches(name, pool, n=4, cutoff=0.5)]
+            raise StudyError(f"parameter '{prefix}{name}': FMU '{Path(path).name}' has no parameter or input of "
+                             f"that name" + (f" (did you mean {', '.join(close)}?)" if close else ""))
+    _check_outputs([prefix + o for o in outputs], [prefix + n for n in variables], f"FMU '{Path(path).name}'")
