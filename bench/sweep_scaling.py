@@ -5,10 +5,12 @@ For each FMU and worker count: a fresh LocalCluster, the warm-up (not timed), th
 ``run_time`` is the wall time from the first submission to the last stored result. Reported per case:
 
 - runs per minute = N / run_time * 60, and the speed-up of 2 workers over 1;
-- per-run time inside the worker: ``wall_time`` (the whole run: unzip, instantiate, set-up, doStep loop, free)
-  and ``sim_time`` (the doStep loop alone), medians;
+- per-run time inside the worker: ``wall_time`` (the whole run: instantiate, set-up, doStep loop, free),
+  ``sim_time`` (the doStep loop alone) and ``cpu_time`` (CPU time the run's thread got), medians; the CPU share
+  sum(cpu_time) / sum(wall_time) shows how much of a core each worker actually had;
 - engine overhead per run = run_time * workers / N - mean(wall_time): what dask, the journal, the Parquet
-  writes and the progress add per run beyond the run itself; and the FMU set-up per run = wall_time - sim_time.
+  writes and the progress add per run beyond the run itself (and, of it, the driver's storing time per run);
+  and the FMU set-up per run = wall_time - sim_time (instantiate, initialize, free).
 
 The machine's load average before and after each case is printed: on a shared machine the speed-up is bounded by
 the cores actually free.
@@ -56,13 +58,15 @@ def measure(name: str, fmu: Path, runs: int, workers: int, out: Path) -> dict:
     s = run_study(_study(name, fmu, runs), out, workers=workers, restart=True, progress=False)
     load1 = os.getloadavg()
     t = read_table(out)
-    wall, sim = t["wall_time"], t["sim_time"]
+    wall, sim, cpu = t["wall_time"], t["sim_time"], t["cpu_time"]
     assert s.ok == runs, f"{name}: {s.failed} runs failed: {set(t['reason'])}"
     return {"fmu": name, "workers": workers, "runs": runs, "run_time_s": s.run_time,
             "runs_per_minute": runs / s.run_time * 60.0, "warm_s": s.warm_times,
             "median_run_wall_s": statistics.median(wall), "median_sim_s": statistics.median(sim),
             "fmu_setup_per_run_s": statistics.median(w - x for w, x in zip(wall, sim)),
+            "median_run_cpu_s": statistics.median(cpu), "cpu_share": sum(cpu) / sum(wall),
             "engine_overhead_per_run_s": s.run_time * workers / runs - statistics.fmean(wall),
+            "driver_store_per_run_s": s.store_time / runs,
             "load_before": load0[0], "load_after": load1[0]}
 
 
@@ -87,8 +91,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:14s} {w} worker(s): {r['runs']} runs in {r['run_time_s']:.1f} s = "
                       f"{r['runs_per_minute']:.1f} runs/min; per run: {r['median_run_wall_s'] * 1e3:.0f} ms "
                       f"(doStep loop {r['median_sim_s'] * 1e3:.0f} ms, FMU set-up "
-                      f"{r['fmu_setup_per_run_s'] * 1e3:.0f} ms), engine overhead "
-                      f"{r['engine_overhead_per_run_s'] * 1e3:.0f} ms; load {r['load_before']:.2f} -> "
+                      f"{r['fmu_setup_per_run_s'] * 1e3:.0f} ms; CPU {r['median_run_cpu_s'] * 1e3:.0f} ms, "
+                      f"{r['cpu_share']:.0%} of the wall time), engine overhead "
+                      f"{r['engine_overhead_per_run_s'] * 1e3:.0f} ms (of which storing in the driver "
+                      f"{r['driver_store_per_run_s'] * 1e3:.1f} ms); load {r['load_before']:.2f} -> "
                       f"{r['load_after']:.2f}", flush=True)
             by = {r["workers"]: r for r in results if r["fmu"] == name}
             if 1 in by and 2 in by:

@@ -36,7 +36,8 @@ class StudySummary:
     """What a call of ``run_study`` did: runs in the design (``total``), recorded ok/failed in the folder, run in
     this call (``ran``), already recorded before it (``skipped``), resubmitted after a first failure (``retried``),
     wall times (s) of the whole call, of the warm-up per worker and of the runs (first submission to last result:
-    ``run_time``), the workers used, the table's path."""
+    ``run_time``) and spent by this process storing results (``store_time``: histories, journal, table), the
+    workers used, the table's path."""
 
     total: int
     ok: int = 0
@@ -47,6 +48,7 @@ class StudySummary:
     interrupted: bool = False
     wall_time: float = 0.0
     run_time: float = 0.0
+    store_time: float = 0.0
     warm_times: list[float] = field(default_factory=list)
     workers: int = 0
     table: Path | None = None
@@ -183,14 +185,18 @@ def run_study(study: Study, out: str | Path, workers: int | None = None, schedul
                     summary.retried += 1
                     queue.add(submit(run, 2))
                     continue
+                t_store = time.perf_counter()
                 entry = store.add(record, study.runs[run], attempt)
+                summary.store_time += time.perf_counter() - t_store
                 summary.ran += 1
                 _count(store, summary)
                 summary.run_time = time.perf_counter() - t_runs
                 if on_result is not None:
                     on_result(entry, summary)
             if time.monotonic() - last_table > TABLE_INTERVAL:
+                t_store = time.perf_counter()
                 store.write_table()
+                summary.store_time += time.perf_counter() - t_store
                 last_table = time.monotonic()
             bar.draw(summary.ok + summary.failed, summary.failed, _running(c, pending, summary.workers))
             if not batch:

@@ -4,7 +4,7 @@
 - ``runs.jsonl``: the journal, one JSON line per finished run, appended and flushed to disk (fsync) when the run
   comes back; it is what a resumed study reads, so a run in it is never run again;
 - ``results.parquet``: the table, one row per finished run (run, status, attempts, the parameters, the scalars,
-  reason, log, worker, history, wall_time, sim_time), rewritten from the journal (to a temporary file, then
+  reason, log, worker, history, wall_time, sim_time, cpu_time), rewritten from the journal (to a temporary file, then
   renamed: a reader or an interruption never sees half a table);
 - ``histories/run_NNNNNN.parquet``: the time histories of run NNNNNN (written before its journal line).
 """
@@ -97,7 +97,7 @@ class ResultStore:
         entry = {"run": record["run"], "status": record["status"], "attempts": attempts, "params": params,
                  "scalars": record.get("scalars", {}), "reason": record.get("reason", ""),
                  "log": record.get("log", ""), "wall_time": record.get("wall_time", math.nan),
-                 "sim_time": record.get("sim_time", math.nan),
+                 "sim_time": record.get("sim_time", math.nan), "cpu_time": record.get("cpu_time", math.nan),
                  "worker": record.get("worker", ""), "history": rel}
         self._journal.write(json.dumps(entry) + "\n")
         self._journal.flush()
@@ -121,7 +121,7 @@ class ResultStore:
             cols[s] = _column([r["scalars"].get(s) for r in recs])
         for key in ("reason", "log", "worker", "history"):
             cols[key] = pa.array([str(r.get(key, "")) for r in recs], type=pa.string())
-        for key in ("wall_time", "sim_time"):
+        for key in ("wall_time", "sim_time", "cpu_time"):
             cols[key] = pa.array([float(r.get(key, math.nan)) for r in recs], type=pa.float64())
         path = self.out / TABLE
         _atomic_parquet(pa.table(cols), path)

@@ -25,7 +25,8 @@ from ..errors import FmuMbsError
 KINDS = ("model", "fmu", "system")
 DESIGNS = ("factorial", "lhs", "table")
 REDUCERS = ("max", "min", "final", "initial", "mean", "rms", "max_abs", "time_of_max", "time_of_min", "integral")
-RESERVED = ("run", "status", "attempts", "reason", "log", "worker", "history", "wall_time", "sim_time")
+RESERVED = ("run", "status", "attempts", "reason", "log", "worker", "history", "wall_time", "sim_time",
+            "cpu_time")
 
 
 class StudyError(FmuMbsError):
