@@ -7,6 +7,12 @@ import sys
 from collections.abc import Sequence
 
 STUDY_VERBS = ("sweep", "sweep-report")
+STUDY_HELP = """
+studies (the 'study' extra; run 'fmu-mbs sweep --help'):
+  fmu-mbs sweep STUDY.toml [--workers N | --scheduler tcp://host:8786]
+      a design of experiments of a model, an FMU or a coupled system on a dask cluster
+  fmu-mbs sweep-report FOLDER
+      counts, failed runs and a response plot of a study's results"""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,4 +29,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         return study_main(args)
     from .adapters.cli import main as analysis_main
+    if verb is None and ("-h" in args or "--help" in args):
+        try:
+            analysis_main(args)
+        finally:
+            print(STUDY_HELP)
     return analysis_main(args)

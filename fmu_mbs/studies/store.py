@@ -86,13 +86,17 @@ class ResultStore:
     def history_path(self, run: int) -> Path:
         return self.out / "histories" / f"run_{run:06d}.parquet"
 
-    def add(self, record: dict, params: dict[str, Any], attempts: int) -> dict:
-        """Store a finished run: its histories, then its journal line (flushed to disk)."""
+    def add(self, record: dict, params: dict[str, Any], attempts: int, sync: bool = True) -> dict:
+        """Store a finished run: its histories (``history_parquet``, the file's bytes as the worker encoded them,
+        or ``history`` arrays), then its journal line, flushed to disk now (``sync``) or at the next ``sync()``."""
         hist = record.get("history") or {}
+        data = record.get("history_parquet") or (history_bytes(hist) if hist else b"")
         rel = ""
-        if hist:
+        if data:
             path = self.history_path(record["run"])
-            _atomic_parquet(pa.table({k: pa.array(v, type=pa.float64()) for k, v in hist.items()}), path)
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
             rel = str(path.relative_to(self.out))
         entry = {"run": record["run"], "status": record["status"], "attempts": attempts, "params": params,
                  "scalars": record.get("scalars", {}), "reason": record.get("reason", ""),
@@ -100,10 +104,15 @@ class ResultStore:
                  "sim_time": record.get("sim_time", math.nan), "cpu_time": record.get("cpu_time", math.nan),
                  "worker": record.get("worker", ""), "history": rel}
         self._journal.write(json.dumps(entry) + "\n")
-        self._journal.flush()
-        os.fsync(self._journal.fileno())
+        if sync:
+            self.sync()
         self.records[entry["run"]] = entry
         return entry
+
+    def sync(self) -> None:
+        """Flush the journal to disk (one fsync for the runs stored since the last one)."""
+        self._journal.flush()
+        os.fsync(self._journal.fileno())
 
     def write_table(self) -> Path:
         """Rewrite results.parquet from the records (sorted by run id)."""
@@ -128,7 +137,15 @@ class ResultStore:
         return path
 
     def close(self) -> None:
+        self.sync()
         self._journal.close()
+
+
+def history_bytes(history: dict[str, Any]) -> bytes:
+    """A run's histories {name: array} as the bytes of a Parquet file (float64 columns)."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.table({k: pa.array(v, type=pa.float64()) for k, v in history.items()}), sink)
+    return sink.getvalue().to_pybytes()
 
 
 def read_table(out: str | Path) -> dict[str, list]:
