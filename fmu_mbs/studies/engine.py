@@ -88,14 +88,15 @@ class Progress:
         return (f"{self.label} [{'#' * fill}{'.' * (width - fill)}] {done}/{self.total} done, {failed} failed, "
                 f"{running} running, {eta} left")
 
-    def draw(self, done: int, failed: int, running: int, final: bool = False) -> None:
+    def draw(self, done: int, failed: int, running, final: bool = False) -> None:
+        """``running``: a count, or a callable giving it (asked only when the line is drawn)."""
         if not self.enabled:
             return
         now = time.monotonic()
         if not final and now - self.last < (0.2 if self.tty else self.every):
             return
         self.last = now
-        text = self.line(done, failed, running)
+        text = self.line(done, failed, running() if callable(running) else running)
         if self.tty:
             self.stream.write("\r" + text + ("\n" if final else ""))
         else:
@@ -202,7 +203,7 @@ def run_study(study: Study, out: str | Path, workers: int | None = None, schedul
                 store.write_table()
                 summary.store_time += time.perf_counter() - t_store
                 last_table = time.monotonic()
-            bar.draw(summary.ok + summary.failed, summary.failed, _running(c, pending, summary.workers))
+            bar.draw(summary.ok + summary.failed, summary.failed, lambda: _running(c, pending, summary.workers))
             if not batch:
                 time.sleep(0.05)
     except KeyboardInterrupt:
