@@ -183,6 +183,10 @@ def test_bad_input_is_named(tmp_path):
         check(_study(tmp_path, 'type = "factorial"\n[design.factors]\n"ball.mas" = [1.0]'))
     with pytest.raises(StudyError, match="no element 'bal'"):
         check(_study(tmp_path, 'type = "factorial"\n[design.factors]\n"bal.mass" = [1.0]'))
+    bad_output = _study(tmp_path)
+    bad_output.histories = ["centre.r[4]"]
+    with pytest.raises(StudyError, match=r"output 'centre.r\[4\]'.*did you mean"):
+        check(bad_output)
     with pytest.raises(StudyError, match="'type' must be one of"):
         _study(tmp_path, 'type = "sobol"')
     with pytest.raises(StudyError, match="lhs factor 'impact.mu'"):

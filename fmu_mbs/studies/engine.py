@@ -21,11 +21,14 @@ import time
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .runners import check, execute, warm
 from .store import ResultStore, history_bytes
 from .study import Study
+
+if TYPE_CHECKING:
+    from distributed import LocalCluster
 
 #: seconds between rewrites of results.parquet while runs come back (it is always rewritten at the end)
 TABLE_INTERVAL = 2.0
@@ -54,7 +57,7 @@ class StudySummary:
     table: Path | None = None
 
 
-def local_cluster(workers: int | None = None):
+def local_cluster(workers: int | None = None) -> LocalCluster:
     """A LocalCluster of ``workers`` single-threaded processes (default: one per CPU), its dashboard on a free port,
     quiet logs;
     a task whose worker dies fails at once (allowed-failures 0) so that the study's own retry-once applies."""

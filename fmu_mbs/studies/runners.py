@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..model import Model
 from .study import Scalar, Study, StudyError
 
 _INDEXED = re.compile(r"^(\w+)\.(\w+)\[(\d+)\]$")
@@ -45,7 +46,7 @@ def _base_model(path: str):
     return _MODELS[key]
 
 
-def apply_parameters(model, values: dict[str, Any]):
+def apply_parameters(model: Model, values: dict[str, Any]) -> Model:
     """``model`` with the values set: "<element>.<field>" (any scalar field), "<element>.<field>[k]" (component k,
     1-based, of a vector field such as ``ball.position[3]``) or "g[k]" (gravity); StudyError naming an unknown
     element or field, ModelError for an invalid value."""
