@@ -7,7 +7,8 @@ For each FMU and worker count: a fresh LocalCluster, the warm-up (not timed), th
 - runs per minute = N / run_time * 60, and the speed-up of 2 workers over 1;
 - per-run time inside the worker: ``wall_time`` (the whole run: instantiate, set-up, doStep loop, free),
   ``sim_time`` (the doStep loop alone) and ``cpu_time`` (CPU time the run's thread got), medians; the CPU share
-  sum(cpu_time) / sum(wall_time) shows how much of a core each worker actually had;
+  sum(cpu_time) / sum(wall_time) shows how much of a core each worker actually had, and sum(cpu_time) / run_time
+  how many cores the runs got together (the speed-up cannot exceed the ratio of those);
 - engine overhead per run = run_time * workers / N - mean(wall_time): what dask, the journal, the Parquet
   writes and the progress add per run beyond the run itself; and the driver's time storing results per run
   (histories, journal, table: it overlaps the runs, but bounds the throughput at 1 / that time);
@@ -70,6 +71,7 @@ def measure(name: str, fmu: Path, runs: int, workers: int, out: Path) -> dict:
             "median_run_wall_s": statistics.median(wall), "median_sim_s": statistics.median(sim),
             "fmu_setup_per_run_s": statistics.median(w - x for w, x in zip(wall, sim)),
             "median_run_cpu_s": statistics.median(cpu), "cpu_share": sum(cpu) / sum(wall),
+            "cores_used": sum(cpu) / s.run_time,
             "engine_overhead_per_run_s": s.run_time * workers / runs - statistics.fmean(wall),
             "driver_store_per_run_s": s.store_time / runs,
             "load_before": load0[0], "load_after": load1[0]}
@@ -100,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{r['cpu_share']:.0%} of the wall time), engine overhead "
                       f"{r['engine_overhead_per_run_s'] * 1e3:.0f} ms; the driver's storing "
                       f"{r['driver_store_per_run_s'] * 1e3:.1f} ms per run (overlaps the runs); "
-                      f"load {r['load_before']:.2f} -> "
+                      f"cores the runs got {r['cores_used']:.2f}; load {r['load_before']:.2f} -> "
                       f"{r['load_after']:.2f}", flush=True)
             by = {r["workers"]: r for r in results if r["fmu"] == name}
             if 1 in by and 2 in by:
