@@ -193,7 +193,8 @@ def run_study(study: Study, out: str | Path, workers: int | None = None, schedul
                 entry = store.add(record, study.runs[run], attempt, sync=False)
                 summary.store_time += time.perf_counter() - t_store
                 summary.ran += 1
-                _count(store, summary)
+                summary.ok += entry["status"] == "ok"
+                summary.failed += entry["status"] != "ok"
                 summary.run_time = time.perf_counter() - t_runs
                 if on_result is not None:
                     on_result(entry, summary)
