@@ -81,7 +81,11 @@ def apply_parameters(model: Model, values: dict[str, Any]) -> Model:
             if not isinstance(current, tuple) or not 1 <= k <= len(current):
                 raise StudyError(f"parameter '{name}': '{element}.{fld}' is not a vector with a component {k}")
             value = tuple(float(value) if i == k - 1 else x for i, x in enumerate(current))
-        elif isinstance(current, int | float) and not isinstance(current, bool):
+        elif isinstance(current, bool):
+            value = bool(value)
+        elif isinstance(current, int) and float(value).is_integer():
+            value = int(value)
+        elif isinstance(current, int | float):
             value = float(value)
         el = replace(el, **{fld: value})
         elements[element] = el
