@@ -266,3 +266,15 @@ def test_system_study_names_are_checked_before_any_run(tmp_path):
     (tmp_path / "s.toml").write_text(text)
     with pytest.raises(StudyError, match="parameter 'restitution': name it '<instance>.<variable>'"):
         check(load_study(tmp_path / "s.toml"))
+
+
+def test_progress_line_counts_and_estimates_the_time_left():
+    """5 of 10 runs done in 10 s (none before): 5 left at the same rate is 10 s."""
+    import io
+
+    from fmu_mbs.studies.engine import Progress
+    stream = io.StringIO()
+    bar = Progress("sweep s", total=10, done=0, stream=stream, every=0.0)
+    bar.start -= 10.0
+    bar.draw(5, 1, lambda: 2, final=True)
+    assert stream.getvalue().strip() == "sweep s [############............] 5/10 done, 1 failed, 2 running, 0:10 left"
