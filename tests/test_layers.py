@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "fmu_mbs"
-LAYERS = ["model", "compiler", "kernels", "analyses", "adapters", "cosim"]
+LAYERS = ["model", "compiler", "kernels", "analyses", "adapters", "cosim", "studies"]
 # kernels sit below the compiler in data flow but the compiler may use kernel constants and small helpers
 ALLOWED = {
     "model": set(),
@@ -15,6 +15,7 @@ ALLOWED = {
     "analyses": {"model", "compiler", "kernels"},
     "adapters": {"model", "compiler", "kernels", "analyses"},
     "cosim": {"model", "compiler", "kernels", "analyses", "adapters"},
+    "studies": {"model", "compiler", "kernels", "analyses", "adapters", "cosim"},
 }
 
 

@@ -51,11 +51,21 @@ class {ident}(MbsSlave):
 '''
 
 
+#: parts of the library an FMU never runs (the study layer and the command line's dispatcher): left out of the copy
+#: and of its hash, so editing them does not rename the copy (and recompile its kernels)
+NOT_IN_FMU = ("studies", "cli.py", "__main__.py")
+
+
+def _in_fmu(path: Path) -> bool:
+    rel = path.relative_to(PACKAGE_DIR).parts
+    return "__pycache__" not in rel and rel[0] not in NOT_IN_FMU
+
+
 def package_hash() -> str:
-    """Hash of every Python source file of this library (names and contents)."""
+    """Hash of every Python source file of this library that FMUs carry (names and contents)."""
     h = hashlib.sha1()
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        if "__pycache__" in path.parts:
+        if not _in_fmu(path):
             continue
         h.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
         h.update(path.read_bytes())
@@ -74,7 +84,9 @@ def model_identifier(name: str) -> str:
 
 
 def _copy_package(dest: Path) -> None:
-    shutil.copytree(PACKAGE_DIR, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc"))
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc")
+    shutil.copytree(PACKAGE_DIR, dest, ignore=lambda d, names: set(skip(d, names)) | (
+        set(NOT_IN_FMU) & set(names) if Path(d) == PACKAGE_DIR else set()))
 
 
 def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bool = True) -> Path:
