@@ -16,7 +16,8 @@ from .functions import TimeFunction, function_from_dict, function_to_dict
 
 FORMAT_TAG = "fmu-mbs-model"
 _TOP_FIELDS = {"format", "format_version", "name", "description", "dimension", "gravity", "bodies", "markers",
-               "joints", "drivers", "forces", "exposed", "shapes"}
+               "joints", "drivers", "forces", "exposed", "shapes",
+               "graphics"}
 _BODY_TAG = {cls: tag for tag, cls in BODY_KINDS.items()}
 _FORCE_TAG = {cls: tag for tag, cls in FORCE_KINDS.items()}
 _FUNCTION_FIELDS = {"function", "force", "torque", "stroke"}
@@ -47,7 +48,8 @@ def _element_dict(el, tag: str | None, skip: tuple[str, ...] = ()) -> dict:
 
 
 def model_to_dict(model: Model) -> dict:
-    """The JSON structure of ``model`` (every field written, defaults included; ``shapes`` only if any)."""
+    """The JSON structure of ``model`` (every field written, defaults included; ``shapes``, ``graphics`` only if
+    any)."""
     marker_skip = ("orientation",) if model.planar else ("angle",)
     out = {
         "format": FORMAT_TAG,
@@ -65,6 +67,8 @@ def model_to_dict(model: Model) -> dict:
     }
     if model.shapes:
         out["shapes"] = [_element_dict(s, None) for s in model.shapes]
+    if model.graphics:
+        out["graphics"] = [_element_dict(g, None) for g in model.graphics]
     return out
 
 
@@ -147,7 +151,8 @@ def model_from_dict(data: dict) -> Model:
             adder = {"rigid": b.add_rigid_body, "planar": b.add_planar_body, "point_mass": b.add_point_mass}
             calls.append((where, adder[item["type"]], item["name"], kw))
     for section, adder, cls_name in (("markers", b.add_marker, "Marker"), ("joints", b.add_joint, "Joint"),
-                                     ("drivers", b.add_driver, "Driver"), ("shapes", b.add_shape, "Shape")):
+                                     ("drivers", b.add_driver, "Driver"), ("shapes", b.add_shape, "Shape"),
+                                     ("graphics", b.add_graphic, "Graphic")):
         from . import elements
         cls = getattr(elements, cls_name)
         for item in each(section):

@@ -18,10 +18,34 @@ from .json_io import FORMAT_TAG
 
 _NUMBER = {"type": "number"}
 _FUNCTION = {"oneOf": [_NUMBER, {"$ref": "#/$defs/time_function"}]}
+_NUMBERS = {"type": "array", "items": _NUMBER}
+_E = elements
+#: fields with a fixed set of values: the same constants that validate.py checks against
+_ENUMS = {(_E.Joint, "type"): tuple(dict.fromkeys(_E.JOINT_TYPES_3D + _E.JOINT_TYPES_2D)),
+          (_E.Shape, "kind"): tuple(_E.SHAPE_KINDS), (_E.Graphic, "kind"): tuple(_E.GRAPHIC_KINDS),
+          (_E.Contact, "law"): _E.CONTACT_LAWS, (_E.Contact, "friction"): _E.FRICTION_MODELS,
+          (_E.Contact, "ramp"): _E.FRICTION_RAMPS, (_E.JointFriction, "friction"): _E.JOINT_FRICTION_MODELS,
+          (_E.JointFriction, "ramp"): _E.FRICTION_RAMPS, (_E.PointLoad, "frame"): ("world", "marker")}
+#: the inertia forms builder._inertia accepts: 3 principal moments, 6 values or a 3x3 matrix
+_INERTIA_3D = {"oneOf": [dict(_NUMBERS, minItems=3, maxItems=3), dict(_NUMBERS, minItems=6, maxItems=6),
+                         {"type": "array", "minItems": 3, "maxItems": 3,
+                          "items": dict(_NUMBERS, minItems=3, maxItems=3)}]}
 
 
-def _field_schema(f) -> dict:
+def _field_schema(f, cls=None) -> dict:
     name, hint = f.name, str(f.type)
+    if (cls, name) in _ENUMS:
+        return {"enum": list(_ENUMS[cls, name])}
+    if name == "inertia":
+        return _INERTIA_3D if cls is _E.RigidBody else {"type": "number", "minimum": 0}
+    if name == "mass":
+        return {"type": "number", "exclusiveMinimum": 0}
+    if name == "orientation":
+        return dict(_NUMBERS, minItems=4, maxItems=4)
+    if name in ("position", "velocity", "gravity") and hint.startswith("Vec"):
+        return dict(_NUMBERS, minItems=2, maxItems=3)
+    if name == "color":
+        return {"type": "string", "pattern": "^(#[0-9a-fA-F]{6})?$"}
     if name in ("function", "force", "torque") and "tuple[TimeFunction" in hint:
         return {"type": "array", "items": _FUNCTION}
     if name in ("function", "force", "torque", "stroke"):
@@ -44,13 +68,11 @@ def _field_schema(f) -> dict:
         return _NUMBER
     if hint == "int":
         return {"type": "integer"}
-    if name == "inertia":
-        return {"oneOf": [_NUMBER, {"type": "array", "items": {"type": "array", "items": _NUMBER}}]}
     return {"type": "string"}
 
 
 def _object(cls, tag: str | None) -> dict:
-    props: dict = {"name": {"type": "string"}}
+    props: dict = {"name": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*$"}}
     required = ["name"]
     if tag is not None:
         props["type"] = {"const": tag}
@@ -58,7 +80,7 @@ def _object(cls, tag: str | None) -> dict:
     for f in fields(cls):
         if f.name == "name":
             continue
-        schema = _field_schema(f)
+        schema = _field_schema(f, cls)
         meta = f.metadata
         if meta:
             schema = dict(schema, description=f"{meta.get('doc', '')} [{meta.get('unit', '')}]".strip())
@@ -98,6 +120,7 @@ def json_schema() -> dict:
             "drivers": {"type": "array", "items": _object(elements.Driver, None)},
             "forces": {"type": "array", "items": {"oneOf": [_object(c, t) for t, c in FORCE_KINDS.items()]}},
             "shapes": {"type": "array", "items": _object(elements.Shape, None)},
+            "graphics": {"type": "array", "items": _object(elements.Graphic, None)},
             "exposed": {"type": "array", "items": {"type": "string", "pattern": r"^\w+\.\w+$"},
                         "description": "parameters FMUs expose, '<element>.<field>'"},
         },
@@ -121,6 +144,7 @@ def markdown_tables() -> str:
                                                "drivers": elements.Driver}),
               ("Force elements (`forces`, field `type`)", FORCE_KINDS),
               ("Contact shapes (`shapes`)", {"shapes": elements.Shape}),
+              ("Body graphics (`graphics`, drawn by `fmu-mbs animate`)", {"graphics": elements.Graphic}),
               ("Time functions (`{\"type\": ...}`; a bare number is a constant)", FUNCTION_KINDS)]
     for title, kinds in groups:
         out.append(f"### {title}\n")
