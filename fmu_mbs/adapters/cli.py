@@ -30,6 +30,9 @@ _EXAMPLES = {   # verb: (command, what it does)
                 "inverse dynamics of a fully driven model: driver efforts '<driver>.f', reactions '<joint>.F[k]'"),
     "simulate": ("fmu-mbs simulate models/pendulum.json --t-end 10 --step 0.001 --plot 'P1.r[*]' energy.total",
                  "forward dynamics from the assembled initial state with the default integrator (alf)"),
+    "animate": ("fmu-mbs animate models/pendulum.json pendulum_simulate.csv --trace P1",
+                "write pendulum_simulate.html: a 3D viewer of the result (orbit, play, time slider) that needs no\n"
+                "network; --gif/--mp4 also render a movie through matplotlib"),
     "build": ("fmu-mbs build models/pendulum.json -o dist",
               "build FMI 2.0 co-simulation FMUs (dist/<name>.fmu); without a model, every models/*.json"),
 }
@@ -74,6 +77,26 @@ def cmd_build(args) -> int:
     from .fmu_build import build_all
     for path in build_all(args.models, args.out):
         print(f"built {path}")
+    return 0
+
+
+def cmd_animate(args) -> int:
+    from pathlib import Path
+
+    from ..model import load_model
+    from .viewer import read_result, write_viewer
+    model = load_model(args.model)
+    res = read_result(args.result)
+    out = args.out or str(Path(args.result).with_suffix(".html"))
+    data = write_viewer(out, model, res, forces=not args.no_forces, traces=args.trace or (),
+                        max_frames=args.max_frames, base=Path(args.model).resolve().parent)
+    print(f"animate: {data['n']} frames, {len(data['graphics'])} graphics, {len(data['vectors'])} force vectors "
+          f"-> {out}")
+    for kind, path in (("gif", args.gif), ("mp4", args.mp4)):
+        if path:
+            from .movie import write_movie
+            n = write_movie(path, data, fps=args.fps, speed=args.speed, kind=kind)
+            print(f"animate: {n} movie frames -> {path}")
     return 0
 
 
@@ -262,6 +285,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-energy-balance", action="store_true", help="skip the per-step split of dissipated and "
                    "input work (up to four force evaluations per step on models with dampers, contact or inputs); "
                    "energy.dissipated and energy.input are then NaN")
+    p = sub.add_parser("animate", help="write an HTML viewer (and optionally a movie) of a result CSV",
+                       description="3D viewer of a result: the model's graphics placed by the marker poses in the "
+                       "CSV (a CSV of fmu-mbs, of write_csv in Python or of an FMU run under fmpy)",
+                       epilog=_example("animate"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    p.add_argument("result", metavar="RESULT.csv", help="result CSV with the marker channels <m>.r[k], <m>.q[k]")
+    p.add_argument("--out", metavar="F.html", help="HTML file; default RESULT.html")
+    p.add_argument("--trace", nargs="+", metavar="MARKER", help="draw the paths of these markers")
+    p.add_argument("--no-forces", action="store_true", help="leave out joint reaction and contact force arrows")
+    p.add_argument("--max-frames", type=int, default=2000, metavar="N", help="at most N frames (rows are "
+                   "thinned evenly), default 2000")
+    p.add_argument("--gif", metavar="F.gif", help="also write an animated GIF (matplotlib)")
+    p.add_argument("--mp4", metavar="F.mp4", help="also write an MP4 movie (matplotlib and ffmpeg)")
+    p.add_argument("--fps", type=_positive, default=25.0, help="movie frames per second, default 25")
+    p.add_argument("--speed", type=_positive, default=1.0, help="movie seconds per simulated second (<1: slow "
+                   "motion), default 1")
+    p.set_defaults(func=cmd_animate)
     p = sub.add_parser("build", help=_EXAMPLES["build"][1], description=_EXAMPLES["build"][1],
                        epilog=_example("build"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("models", nargs="*", metavar="MODEL", help="model files (JSON); default models/*.json")

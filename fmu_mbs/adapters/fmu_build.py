@@ -74,7 +74,8 @@ def model_identifier(name: str) -> str:
 
 
 def _copy_package(dest: Path) -> None:
-    shutil.copytree(PACKAGE_DIR, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc"))
+    shutil.copytree(PACKAGE_DIR, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc",
+                                                                 "viewer_assets"))
 
 
 def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bool = True) -> Path:
