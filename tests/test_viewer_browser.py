@@ -14,6 +14,7 @@ from scipy.special import ellipj, ellipk
 from fmu_mbs import compile_model, load_model, simulate
 from fmu_mbs.adapters.cli import main
 from fmu_mbs.adapters.recording import write_trajectory
+
 from headless_chromium import Browser, find_chromium
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "pendulum.json"

@@ -183,7 +183,7 @@ def scene(model: Model, res: Result, forces: bool = True, traces=(), max_frames:
     unknown = [m for m in traces if m not in {mk.name for mk in model.markers}]
     if unknown:
         import difflib
-        hints = {m: difflib.get_close_matches(m, [mk.name for mk in model.markers], n=3) for m in unknown}
+        hints = {m: difflib.get_close_matches(m, [mk.name for mk in model.markers], n=3, cutoff=0.5) for m in unknown}
         raise ViewerError("unknown trace marker(s): " + "; ".join(
             f"'{m}'" + (f" (did you mean {', '.join(h)}?)" if h else "") for m, h in hints.items()))
     # a first pass with every marker (ground markers are fixed) gives the scene size
