@@ -273,11 +273,15 @@ class ModelBuilder:
         self.exposed.extend(parameters)
 
     # result ------------------------------------------------------------------------------------
+    def draft(self) -> Model:
+        """The Model as collected so far, not validated (``validate.model_problems`` lists its problems)."""
+        return Model(self.name, self.dimension, self.gravity, tuple(self.bodies), tuple(self.markers),
+                     tuple(self.joints), tuple(self.drivers), tuple(self.forces), self.description,
+                     tuple(self.exposed), tuple(self.shapes), tuple(self.graphics))
+
     def build(self) -> Model:
         """The validated Model; raises ModelError listing every problem found."""
-        model = Model(self.name, self.dimension, self.gravity, tuple(self.bodies), tuple(self.markers),
-                      tuple(self.joints), tuple(self.drivers), tuple(self.forces), self.description,
-                      tuple(self.exposed), tuple(self.shapes), tuple(self.graphics))
+        model = self.draft()
         problems = model_problems(model)
         if problems:
             raise ModelError(problems, self.name)

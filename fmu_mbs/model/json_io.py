@@ -13,6 +13,7 @@ from ..errors import ModelError
 from .builder import ModelBuilder
 from .elements import BODY_KINDS, FORCE_KINDS, FORMAT_VERSION, Model
 from .functions import TimeFunction, function_from_dict, function_to_dict
+from .validate import model_problems
 
 FORMAT_TAG = "fmu-mbs-model"
 _TOP_FIELDS = {"format", "format_version", "name", "description", "dimension", "gravity", "bodies", "markers",
@@ -79,6 +80,10 @@ def save_model(model: Model, path: str | Path) -> None:
 
 # --- reading ------------------------------------------------------------------------------------
 
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 def _kwargs(cls, data: dict, where: str, problems: list[str], ignore=("name", "type")) -> dict | None:
     known = {f.name: f for f in fields(cls)}
     unknown = sorted(set(data) - set(known) - set(ignore))
@@ -94,6 +99,12 @@ def _kwargs(cls, data: dict, where: str, problems: list[str], ignore=("name", "t
     for k, v in data.items():
         if k in ignore:
             continue
+        hint = str(known[k].type)
+        if hint == "float" and not _is_number(v) or hint == "Vec" and not (
+                isinstance(v, list) and all(_is_number(x) for x in v)):
+            problems.append(f"{where}: '{k}' must be {'a number' if hint == 'float' else 'a list of numbers'}, "
+                            f"got {json.dumps(v)}")
+            return None
         if k in _FUNCTION_FIELDS:
             v = [function_from_dict(x, f"{where} '{k}'") for x in v] if isinstance(v, list) else \
                 function_from_dict(v, f"{where} '{k}'")
@@ -181,8 +192,23 @@ def model_from_dict(data: dict) -> Model:
         except (TypeError, ValueError) as exc:
             problems.append(f"{where}: {exc}")
     if problems:
+        # the elements that were read are checked too, so one run reports every problem of the file; problems
+        # that name an element that could not be read are its consequences and left out
+        failed = {str(item.get("name")) for section in ("bodies", "markers", "joints", "drivers", "forces", "shapes",
+                                                        "graphics") for item in data.get(section, []) or []
+                  if isinstance(item, dict) and any(p.startswith(f"{_where(section)} '{item.get('name')}'")
+                                                    for p in problems)}
+        try:
+            more = model_problems(b.draft())
+        except Exception:  # noqa: BLE001 - a draft with unreadable parts; the problems above stand
+            more = []
+        problems += [p for p in more if not any(f"'{n}'" in p for n in failed)]
         raise ModelError(problems, name)
     return b.build()
+
+
+def _where(section: str) -> str:
+    return {"bodies": "body", "forces": "force element"}.get(section, section[:-1])
 
 
 def load_model(source: str | Path | dict) -> Model:
