@@ -23,12 +23,13 @@ _EXAMPLES = {   # verb: (command, what it does)
                  "every CSV column / FMU output with unit and meaning, the inputs and the values --set takes"),
     "assemble": ("fmu-mbs assemble models/fourbar.json --out fourbar_t0.csv",
                  "one CSV row: positions, velocities, accelerations, reactions and energies of the assembled state"),
-    "kinematics": ("fmu-mbs kinematics fourbar_driven.json --t-end 2 --step 0.01 --plot pin_O4.s 'B_coupler.r[*]'",
-                   "kinematics of a fully driven model (here models/fourbar.json plus a driver on joint pin_O2);\n"
-                   "writes fourbar_kinematics.csv and, with --plot, fourbar_kinematics.png"),
-    "statics": ("fmu-mbs statics fourbar_driven.json --out fourbar_static.csv",
+    "kinematics": ("fmu-mbs kinematics models/fourbar_driven.json --t-end 2 --step 0.01 --plot pin_O4.s "
+                   "'B_coupler.r[*]'",
+                   "kinematics of a fully driven model (models/fourbar.json plus a driver 'motor' on joint pin_O2);\n"
+                   "writes fourbar_driven_kinematics.csv and, with --plot, fourbar_driven_kinematics.png"),
+    "statics": ("fmu-mbs statics models/fourbar_driven.json --out fourbar_static.csv",
                 "static equilibrium under gravity and the applied loads; '<driver>.f' columns hold the efforts"),
-    "inverse": ("fmu-mbs inverse fourbar_driven.json --t-end 2 --step 0.01 --plot motor.f",
+    "inverse": ("fmu-mbs inverse models/fourbar_driven.json --t-end 2 --step 0.01 --plot motor.f",
                 "inverse dynamics of a fully driven model: driver efforts '<driver>.f', reactions '<joint>.F[k]'"),
     "simulate": ("fmu-mbs simulate models/pendulum.json --t-end 10 --step 0.001 --plot 'P1.r[*]' energy.total",
                  "forward dynamics from the assembled initial state with the default integrator (alf)"),
