@@ -137,8 +137,11 @@ def _plain_type(hint: str) -> str:
 
 
 def markdown_tables() -> str:
-    """One Markdown table per element kind: field, type, unit, default, meaning."""
-    out = []
+    """The output channels of every element kind, then one Markdown table per element kind: field, type, unit,
+    default, meaning."""
+    out = ["### Output channels per element (CSV columns, FMU outputs; `fmu-mbs channels MODEL` lists a model's)\n",
+           "Vectors are in world axes; `[1..3]` are x, y, z (planar models: z = 0), quaternions `[w, x, y, z]`; "
+           "joint reactions act on marker_j's body about marker_j's origin.\n", channel_table(), ""]
     groups = [("Bodies (`bodies`, field `type`)", BODY_KINDS),
               ("Markers, joints and drivers", {"markers": elements.Marker, "joints": elements.Joint,
                                                "drivers": elements.Driver}),
@@ -164,6 +167,49 @@ def markdown_tables() -> str:
                 out.append(f"| `{f.name}` | {_plain_type(str(f.type))} | {unit} | {default} | {meaning} |")
             out.append("")
     return "\n".join(out)
+
+
+def channel_table() -> str:
+    """The output channels of every element kind (model/names.py), one row per quantity, as a Markdown table."""
+    from .elements import Driver, Joint, Marker, Model
+    from .names import channels
+    e = elements
+    examples = {"marker": (Marker("m"),), "joint (revolute, prismatic)": (Joint("j", "revolute", "m", "m"),),
+                "joint (cylindrical)": (Joint("j", "cylindrical", "m", "m"),),
+                "joint (other types)": (Joint("j", "spherical", "m", "m"),)}
+    forces = {"spring_damper": e.SpringDamper("f", "m", "m"), "rotational_spring_damper":
+              e.RotationalSpringDamper("f", "m", "m"), "bushing": e.Bushing("f", "m", "m"),
+              "actuator": e.Actuator("f", "m", "m"), "hydraulic_cylinder": e.HydraulicCylinder("f", "m", "m", 1.0),
+              "passive_cylinder": e.PassiveCylinder("f", "m", "m"), "contact": e.Contact("f", (), ()),
+              "joint_friction (revolute)": e.JointFriction("f", "j"), "point_load": e.PointLoad("f", "m")}
+    rows = ["| element | channel | unit | meaning |", "|---|---|---|---|"]
+
+    def add(kind: str, chans, prefix: str) -> None:
+        seen: dict[str, list] = {}
+        for c in chans:
+            if c.element == prefix:
+                seen.setdefault(c.quantity, []).append(c)
+        for qty, group in seen.items():
+            index = f"[1..{len(group)}]" if group[0].index else ""
+            what = group[0].description.rsplit(f" of {group[0].kind.replace('_', ' ')}", 1)[0]
+            rows.append(f"| {kind} | `<name>.{qty}{index}` | {group[0].unit} | {what} |")
+        if not seen:
+            rows.append(f"| {kind} | (none) | | |")
+
+    joint = Joint("j", "revolute", "m", "m")
+    for kind, els in examples.items():
+        model = Model("x", 3, (0.0, 0.0, 0.0), markers=(Marker("m"),), joints=els[-1:] if "joint" in kind else ())
+        add(kind, channels(model), els[0].name)
+    model = Model("x", 3, (0.0, 0.0, 0.0), markers=(Marker("m"),), joints=(joint,), drivers=(Driver("d", "j"),))
+    add("driver (N on a translation, N.m on a rotation)", channels(model), "d")
+    for kind, force in forces.items():
+        add(kind, channels(Model("x", 3, (0.0, 0.0, 0.0), markers=(Marker("m"),), joints=(joint,), forces=(force,))),
+            "f")
+    for group in ("energy", "solver"):
+        for c in channels(Model("x", 3, (0.0, 0.0, 0.0))):
+            if c.element == group:
+                rows.append(f"| model | `{c.name}` | {c.unit} | {c.description} |")
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":
