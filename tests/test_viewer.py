@@ -167,3 +167,29 @@ def test_gif_has_the_frames_of_its_duration(tmp_path):
     assert main(["animate", str(MODELS / "pendulum.json"), str(csv), "--gif", str(gif), "--fps", "5",
                  "--speed", "0.5"]) == 0
     assert Image.open(gif).n_frames == int(1.0 / 0.5 * 5) + 1
+
+
+def test_force_arrows_joint_reaction_and_contact():
+    """Arrows: a joint's reaction F at marker_j; a contact's fn along the plane normal plus its friction ft."""
+    from fmu_mbs.adapters.viewer import Result
+    model = load_model(MODELS / "bouncing_ball.json")
+    n = 3
+    cols = {"time": np.arange(n, dtype=float), "impact.fn": np.array([0.0, 10.0, 4.0]),
+            "impact.ft[1]": np.array([0.0, 1.0, -2.0]), "impact.ft[2]": np.zeros(n), "impact.ft[3]": np.zeros(n)}
+    for m in ("centre", "origin"):
+        for k, v in enumerate((0.0, 0.0, 0.1 if m == "centre" else 0.0), 1):
+            cols[f"{m}.r[{k}]"] = np.full(n, v)
+        for k, v in enumerate((1.0, 0.0, 0.0, 0.0), 1):
+            cols[f"{m}.q[{k}]"] = np.full(n, v)
+    data = scene(model, Result(cols))
+    (contact,) = data["vectors"]
+    F = np.frombuffer(base64.b64decode(contact["F"]), np.float32).reshape(n, 3)
+    assert contact["at"] == "centre"
+    assert np.allclose(F, np.column_stack([cols["impact.ft[1]"], np.zeros(n), cols["impact.fn"]]))
+    assert contact["scale"] == pytest.approx(1.0 / math.hypot(10.0, 1.0))
+    csv_pendulum = {"time": np.zeros(1), **{f"P1.r[{k}]": np.array([v]) for k, v in enumerate((1.0, 0.0, 0.0), 1)},
+                    **{f"P1.q[{k}]": np.array([v]) for k, v in enumerate((1.0, 0.0, 0.0, 0.0), 1)},
+                    "rod.F[1]": np.array([-3.0]), "rod.F[2]": np.array([4.0]), "rod.F[3]": np.zeros(1)}
+    (reaction,) = scene(load_model(MODELS / "pendulum.json"), Result(csv_pendulum))["vectors"]
+    assert reaction["at"] == "P1" and reaction["scale"] == pytest.approx(1.0 / 5.0)
+    assert np.allclose(np.frombuffer(base64.b64decode(reaction["F"]), np.float32), [-3.0, 4.0, 0.0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -48,17 +49,24 @@ def browser():
     b.close()
 
 
-def test_pendulum_bob_where_the_closed_form_puts_it(tmp_path, browser):
+@pytest.fixture(scope="module")
+def pendulum(tmp_path_factory):
+    """The viewer of a pendulum run written from Python, and the pendulum's data: (html, theta0, L, g, T/4)."""
     model = load_model(MODEL)
     length, g = model.joints[0].length, -model.gravity[1]
     theta0 = math.atan2(model.bodies[0].position[0], -model.bodies[0].position[1])   # pi/2: released horizontally
     quarter = math.sqrt(length / g) * ellipk(math.sin(theta0 / 2) ** 2)              # T/4 of the large swing
     cm = compile_model(model)
-    csv = tmp_path / "pendulum.csv"
+    folder = tmp_path_factory.mktemp("viewer")
+    csv = folder / "pendulum.csv"
     write_trajectory(csv, cm, simulate(cm, t_end=quarter + 0.05, step=1e-3))      # a Python API result
-    html = tmp_path / "pendulum.html"
+    html = folder / "pendulum.html"
     assert main(["animate", str(MODEL), str(csv), "--out", str(html), "--trace", "P1"]) == 0
+    return html, theta0, length, g, quarter
 
+
+def test_pendulum_bob_where_the_closed_form_puts_it(pendulum, browser):
+    html, theta0, length, g, quarter = pendulum
     browser.open(html.as_uri(), "window.viewer && window.viewer.ready")
     # the layers off by their check boxes: the reaction arrow and the x axes are red too
     browser.evaluate("for (const id of ['frames', 'forces', 'traces']) document.getElementById(id).click()")
@@ -79,3 +87,19 @@ def test_pendulum_bob_where_the_closed_form_puts_it(tmp_path, browser):
         radii.append(math.hypot(dx, dy))
     assert max(radii) / min(radii) == pytest.approx(1.0, abs=0.02)   # the rod keeps its length on screen
     assert radii[0] > 100.0                                            # and the pendulum fills the view
+
+
+def test_play_and_zoom(pendulum, browser):
+    """Play advances time at the chosen speed; the mouse wheel zooms in about the scene centre."""
+    browser.open(pendulum[0].as_uri(), "window.viewer && window.viewer.ready")
+    times = browser.evaluate("viewer.times")
+    browser.evaluate("document.getElementById('speed').value = '0.5'; document.getElementById('play').click()")
+    time.sleep(0.6)
+    browser.evaluate("document.getElementById('play').click()")          # pause
+    shown = times[browser.evaluate("viewer.frame()")]
+    assert 0.0 < shown < 0.5 * 0.6 + 0.2                                  # half speed, at most 0.6 s of wall time
+    span = lambda: np.subtract(browser.evaluate("viewer.project('P1')"), browser.evaluate("viewer.project('pivot')"))  # noqa: E731
+    before = np.hypot(*span())
+    browser.evaluate("document.querySelector('canvas').dispatchEvent(new WheelEvent('wheel', {deltaY: -300, "
+                     "bubbles: true, cancelable: true}))")
+    assert np.hypot(*span()) > 1.2 * before
