@@ -193,3 +193,25 @@ def test_force_arrows_joint_reaction_and_contact():
     (reaction,) = scene(load_model(MODELS / "pendulum.json"), Result(csv_pendulum))["vectors"]
     assert reaction["at"] == "P1" and reaction["scale"] == pytest.approx(1.0 / 5.0)
     assert np.allclose(np.frombuffer(base64.b64decode(reaction["F"]), np.float32), [-3.0, 4.0, 0.0])
+
+
+def test_mp4_needs_ffmpeg_or_is_written(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from matplotlib import animation
+    csv = tmp_path / "p.csv"
+    csv.write_text("time,P1.r[1],P1.r[2],P1.r[3],P1.q[1],P1.q[2],P1.q[3],P1.q[4]\n0,1,0,0,1,0,0,0\n0.2,0,-1,0,1,0,0,0\n")
+    status = main(["animate", str(MODELS / "pendulum.json"), str(csv), "--mp4", str(tmp_path / "p.mp4"), "--fps", "5"])
+    if animation.writers.is_available("ffmpeg"):
+        assert status == 0 and (tmp_path / "p.mp4").stat().st_size > 0
+    else:
+        assert status == 1 and "needs the ffmpeg program" in capsys.readouterr().err
+
+
+def test_animate_a_cli_result_with_units(tmp_path):
+    csv, html = tmp_path / "sim.csv", tmp_path / "sim.html"
+    assert main(["simulate", str(MODELS / "pendulum.json"), "--t-end", "0.05", "--step", "1e-3", "--units",
+                 "--out", str(csv), "--progress", "never"]) == 0
+    assert main(["animate", str(MODELS / "pendulum.json"), str(csv), "--out", str(html), "--max-frames", "20"]) == 0
+    data = json.loads(html.read_text().split('type="application/json">', 1)[1].split("</script>", 1)[0])
+    t = np.frombuffer(base64.b64decode(data["t"]), np.float64)
+    assert data["n"] == 20 and t[0] == 0.0 and t[-1] == pytest.approx(0.05)     # thinned evenly, ends kept
