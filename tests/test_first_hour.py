@@ -213,3 +213,12 @@ def test_result_channels_by_name_match_the_csv(tmp_path):
         assert np.array_equal(result[name], data[name])
     with pytest.raises(KeyError, match="did you mean P1.r"):
         result["P1.r[4]"]
+
+
+def test_set_on_build_bakes_the_value_into_the_fmu(tmp_path, capsys):
+    import zipfile
+    assert main(["build", PENDULUM, "-o", str(tmp_path), "--set", "rod.length=2", "g[2]=-1.62"]) == 0
+    model = json.loads(zipfile.ZipFile(tmp_path / "pendulum.fmu").read("resources/model.json"))
+    assert model["joints"][0]["length"] == 2.0 and model["gravity"] == [0.0, -1.62]
+    assert main(["build", PENDULUM, "-o", str(tmp_path), "--set", "solver.penalty=1"]) == 1
+    assert "FMU parameters" in capsys.readouterr().err

@@ -85,9 +85,21 @@ def _count(n: int, word: str) -> str:
 # --- verbs ----------------------------------------------------------------------------------------
 
 def cmd_build(args) -> int:
-    from .fmu_build import build_all
-    for path in build_all(args.models, args.out):
-        print(f"built {path}")
+    from .fmu_build import build_all, build_fmu
+    if not args.set:
+        for path in build_all(args.models, args.out):
+            print(f"built {path}")
+        return 0
+    from pathlib import Path
+
+    from ..model import load_model
+    from .overrides import apply_settings
+    for model_path in args.models or sorted(Path("models").glob("*.json")):
+        settings = apply_settings(load_model(model_path), args.set)
+        if settings.holds or settings.solver:
+            raise CliError("--set with build: model values and gravity are built into the FMU; <joint>.s_start "
+                           "and solver.* are FMU parameters, set them when the FMU runs")
+        print(f"built {build_fmu(settings.model, args.out)}")
     return 0
 
 
@@ -353,6 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog=_example("build"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("models", nargs="*", metavar="MODEL", help="model files (JSON); default models/*.json")
     p.add_argument("-o", "--out", default="dist", metavar="DIR", help="output folder, default dist")
+    p.add_argument("--set", action="extend", nargs="+", metavar="NAME=VALUE", help="build these model values "
+                   "(<element>.<field>, g[k]; SI units) into the FMUs")
     p.set_defaults(func=cmd_build)
     return parser
 

@@ -8,6 +8,8 @@ them (``<element>.<field>``, ``g[k]``, ``<joint>.s_start``, ``solver.<option>``)
   with the joint held there, as an FMU does;
 - ``solver.integrator`` (alf, galpha, explicit, reference), ``solver.scheme`` (ali3p, energy), ``solver.rho_inf``,
   ``solver.tolerance`` (Newton tolerance), ``solver.penalty`` (augmented-Lagrangian penalty): ``simulate`` only.
+
+``build`` takes the model values and gravity only (built into the FMU).
 """
 
 from __future__ import annotations
