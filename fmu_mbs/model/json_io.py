@@ -9,6 +9,8 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..errors import ModelError
 from .builder import ModelBuilder
 from .elements import BODY_KINDS, FORCE_KINDS, FORMAT_VERSION, Model
@@ -81,7 +83,7 @@ def save_model(model: Model, path: str | Path) -> None:
 # --- reading ------------------------------------------------------------------------------------
 
 def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
 
 
 def _kwargs(cls, data: dict, where: str, problems: list[str], ignore=("name", "type")) -> dict | None:
@@ -101,7 +103,7 @@ def _kwargs(cls, data: dict, where: str, problems: list[str], ignore=("name", "t
             continue
         hint = str(known[k].type)
         if hint == "float" and not _is_number(v) or hint == "Vec" and not (
-                isinstance(v, list) and all(_is_number(x) for x in v)):
+                isinstance(v, (list, tuple)) and all(_is_number(x) for x in v)):
             problems.append(f"{where}: '{k}' must be {'a number' if hint == 'float' else 'a list of numbers'}, "
                             f"got {json.dumps(v)}")
             return None
