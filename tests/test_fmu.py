@@ -52,6 +52,20 @@ def test_model_description_is_deterministic_with_units(fmus, tmp_path):
     assert len(md.initialUnknowns) == len(outputs)
 
 
+def test_animate_reads_an_fmu_result_csv(fmus, tmp_path):
+    """fmpy's result CSV (quoted names, every output) is a result 'fmu-mbs animate' shows: same channel names."""
+    from fmpy.util import write_csv
+
+    from fmu_mbs.adapters.cli import main
+    from fmu_mbs.adapters.viewer import marker_poses, read_result
+    res = simulate_fmu(str(fmus["pendulum"]), stop_time=0.3, step_size=0.01, output_interval=0.01)
+    write_csv(tmp_path / "fmu.csv", res)
+    assert main(["animate", str(MODELS / "pendulum.json"), str(tmp_path / "fmu.csv"), "--out",
+                 str(tmp_path / "fmu.html")]) == 0
+    pose = marker_poses(load_model(MODELS / "pendulum.json"), read_result(tmp_path / "fmu.csv"), ["P1"])["P1"]
+    assert np.array_equal(pose[0][:, 1], res["P1.r[2]"])
+
+
 def test_pendulum_fmu_matches_library_and_the_pendulum_ode(fmus):
     names = ["P1.r[1]", "P1.r[2]"]
     res = simulate_fmu(str(fmus["pendulum"]), stop_time=10.0, step_size=0.01, output_interval=0.01, output=names)

@@ -41,6 +41,9 @@ def test_builder_and_loader_give_the_same_model():
     b.add_marker("P1", "bob")
     b.add_joint("rod", "distance", "pivot", "P1", length=1.0)
     b.expose("bob.mass", "rod.length")
+    b.add_graphic("bob_ball", "P1", "sphere", (0.05,), color="#d62728")
+    b.add_graphic("rod_bar", "pivot", "link", (0.008,), to_marker="P1", color="#7f7f7f")
+    b.add_graphic("pivot_block", "pivot", "box", (0.03, 0.03, 0.03), color="#4d4d4d")
     assert b.build() == load_model(Path(__file__).resolve().parents[1] / "models" / "pendulum.json")
 
 

@@ -19,17 +19,23 @@ from ..errors import FmuMbsError
 _EXAMPLES = {   # verb: (command, what it does)
     "check": ("fmu-mbs check models/fourbar.json",
               "validate, compile and assemble the model; print its size, degrees of freedom and redundant rows"),
+    "channels": ("fmu-mbs channels models/pendulum.json",
+                 "every CSV column / FMU output with unit and meaning, the inputs and the values --set takes"),
     "assemble": ("fmu-mbs assemble models/fourbar.json --out fourbar_t0.csv",
                  "one CSV row: positions, velocities, accelerations, reactions and energies of the assembled state"),
-    "kinematics": ("fmu-mbs kinematics fourbar_driven.json --t-end 2 --step 0.01 --plot pin_O4.s 'B_coupler.r[*]'",
-                   "kinematics of a fully driven model (here models/fourbar.json plus a driver on joint pin_O2);\n"
-                   "writes fourbar_kinematics.csv and, with --plot, fourbar_kinematics.png"),
-    "statics": ("fmu-mbs statics fourbar_driven.json --out fourbar_static.csv",
+    "kinematics": ("fmu-mbs kinematics models/fourbar_driven.json --t-end 2 --step 0.01 --plot pin_O4.s "
+                   "'B_coupler.r[*]'",
+                   "kinematics of a fully driven model (models/fourbar.json plus a driver 'motor' on joint pin_O2);\n"
+                   "writes fourbar_driven_kinematics.csv and, with --plot, fourbar_driven_kinematics.png"),
+    "statics": ("fmu-mbs statics models/fourbar_driven.json --out fourbar_static.csv",
                 "static equilibrium under gravity and the applied loads; '<driver>.f' columns hold the efforts"),
-    "inverse": ("fmu-mbs inverse fourbar_driven.json --t-end 2 --step 0.01 --plot motor.f",
+    "inverse": ("fmu-mbs inverse models/fourbar_driven.json --t-end 2 --step 0.01 --plot motor.f",
                 "inverse dynamics of a fully driven model: driver efforts '<driver>.f', reactions '<joint>.F[k]'"),
     "simulate": ("fmu-mbs simulate models/pendulum.json --t-end 10 --step 0.001 --plot 'P1.r[*]' energy.total",
                  "forward dynamics from the assembled initial state with the default integrator (alf)"),
+    "animate": ("fmu-mbs animate models/pendulum.json pendulum_simulate.csv --trace P1",
+                "write pendulum_simulate.html: a 3D viewer of the result (orbit, play, time slider) that needs no\n"
+                "network; --gif/--mp4 also render a movie through matplotlib"),
     "build": ("fmu-mbs build models/pendulum.json -o dist",
               "build FMI 2.0 co-simulation FMUs (dist/<name>.fmu); without a model, every models/*.json"),
 }
@@ -51,11 +57,19 @@ def _positive(text: str) -> float:
     return value
 
 
-def _load(path: str):
-    """Load, validate and compile the model file at ``path``."""
+def _load(args):
+    """Load, validate and compile the model file ``args.model`` with the ``--set`` values applied (kept in
+    ``args.settings``; ``args.q0``: positions assembled with the joints of ``<joint>.s_start`` held, or None)."""
     from ..compiler import compile_model
     from ..model import load_model
-    return compile_model(load_model(path))
+    from .overrides import apply_settings, held_positions
+    args.settings = apply_settings(load_model(args.model), getattr(args, "set", None))
+    if args.settings.solver and args.verb != "simulate":
+        raise CliError(f"--set solver.*: solver options apply to 'simulate', not '{args.verb}'")
+    if args.settings.holds and args.verb in ("kinematics", "inverse"):
+        raise CliError(f"--set <joint>.s_start: '{args.verb}' drives every coordinate; set the drivers instead")
+    args.q0 = held_positions(args.settings.model, args.settings.holds, getattr(args, "time", 0.0))
+    return compile_model(args.settings.model)
 
 
 def _echo(args, text: str) -> None:
@@ -71,18 +85,69 @@ def _count(n: int, word: str) -> str:
 # --- verbs ----------------------------------------------------------------------------------------
 
 def cmd_build(args) -> int:
-    from .fmu_build import build_all
-    for path in build_all(args.models, args.out):
-        print(f"built {path}")
+    from .fmu_build import build_all, build_fmu
+    if not args.set:
+        for path in build_all(args.models, args.out):
+            print(f"built {path}")
+        return 0
+    from pathlib import Path
+
+    from ..model import load_model
+    from .overrides import apply_settings
+    for model_path in args.models or sorted(Path("models").glob("*.json")):
+        settings = apply_settings(load_model(model_path), args.set)
+        if settings.holds or settings.solver:
+            raise CliError("--set with build: model values and gravity are built into the FMU; <joint>.s_start "
+                           "and solver.* are FMU parameters, set them when the FMU runs")
+        print(f"built {build_fmu(settings.model, args.out)}")
+    return 0
+
+
+def cmd_channels(args) -> int:
+    from ..model.names import channels, driver_input_channels, input_channels
+    from .overrides import settable
+    cm = _load(args)
+    model = cm.model
+    sections = [("output channels: CSV columns and FMU outputs", [(c.name, c.unit, c.description)
+                                                                  for c in channels(model)]),
+                ("inputs (FMU)", [(c.name, c.unit, c.description)
+                                  for c in input_channels(model) + driver_input_channels(model)]),
+                ("values for --set NAME=VALUE (FMU parameters where the model exposes them)",
+                 [(n, *what) for n, what in settable(model).items()])]
+    width = max(len(row[0]) for _, rows in sections for row in rows)
+    for k, (title, rows) in enumerate(sections):
+        print(("\n" if k else "") + f"{title} ({len(rows)}):")
+        for name, unit, meaning in rows:
+            print(f"  {name:<{width}}  {unit or '-':<9}  {meaning}")
+    return 0
+
+
+def cmd_animate(args) -> int:
+    from pathlib import Path
+
+    from ..model import load_model
+    from .viewer import read_result, write_viewer
+    model = load_model(args.model)
+    res = read_result(args.result)
+    out = args.out or str(Path(args.result).with_suffix(".html"))
+    data = write_viewer(out, model, res, forces=not args.no_forces, traces=args.trace or (),
+                        max_frames=args.max_frames, base=Path(args.model).resolve().parent)
+    print(f"animate: {data['n']} frames, {len(data['graphics'])} graphics, {len(data['vectors'])} force vectors "
+          f"-> {out}")
+    for kind, path in (("gif", args.gif), ("mp4", args.mp4)):
+        if path:
+            from .movie import write_movie
+            n = write_movie(path, data, fps=args.fps, speed=args.speed, kind=kind)
+            print(f"animate: {n} movie frames -> {path}")
     return 0
 
 
 def cmd_check(args) -> int:
     from ..analyses.assembly import assemble
     from ..model.names import channels, input_channels
-    cm = _load(args.model)
+    cm = _load(args)
     model = cm.model
-    res = assemble(cm)
+    res = assemble(cm, q=args.q0)
     counts = ", ".join(_count(len(group), word) for group, word in (
         (model.bodies, "body"), (model.markers, "marker"), (model.joints, "joint"), (model.drivers, "driver"),
         (model.forces, "force element")))
@@ -100,8 +165,8 @@ def cmd_check(args) -> int:
 def cmd_assemble(args) -> int:
     from ..analyses.assembly import assemble
     from ..analyses.trajectory import Trajectory
-    cm = _load(args.model)
-    res = assemble(cm, t=args.time)
+    cm = _load(args)
+    res = assemble(cm, t=args.time, q=args.q0)
     traj = Trajectory.single(res.t, res.q, res.qd, res.qdd, res.lam, analysis="assembly",
                              iterations=res.iterations, residual=res.residual)
     _record(args, cm, traj, "assemble", [])
@@ -110,8 +175,8 @@ def cmd_assemble(args) -> int:
 
 def cmd_statics(args) -> int:
     from ..analyses.statics import statics
-    cm = _load(args.model)
-    traj = statics(cm, t=args.time)
+    cm = _load(args)
+    traj = statics(cm, t=args.time, q=args.q0)
     _record(args, cm, traj, "statics", [])
     return 0
 
@@ -122,7 +187,7 @@ def _history(verb: str, run: Callable) -> Callable:
         t_start = getattr(args, "t_start", 0.0)
         if not args.t_end > t_start:
             raise CliError(f"--t-end ({args.t_end:g} s) must be after the start time ({t_start:g} s)")
-        cm = _load(args.model)
+        cm = _load(args)
         plotted = _plot_selection(args, cm)
         from .progress import ProgressBar
         bar = ProgressBar(verb, force=args.progress == "always", enabled=args.progress != "never")
@@ -144,8 +209,18 @@ def _run_inverse(cm, args, progress):
 
 
 def _run_simulate(cm, args, progress):
+    from ..analyses.assembly import assemble
     from ..analyses.simulate import simulate
     extra = {} if args.output_step is None else {"output_step": args.output_step}
+    solver = dict(args.settings.solver)
+    args.integrator = solver.pop("integrator", args.integrator)
+    if solver.get("scheme") is not None:
+        args.scheme = solver.pop("scheme")
+    if solver.get("rho_inf") is not None:
+        args.rho_inf = solver.pop("rho_inf")
+    extra.update(solver)
+    if args.q0 is not None:
+        extra["initial"] = assemble(cm, q=args.q0)
     if args.rho_inf is not None:
         if args.integrator != "galpha":
             raise CliError(f"--rho-inf applies to --integrator galpha, not '{args.integrator}'")
@@ -189,7 +264,7 @@ def _record(args, cm, traj, verb: str, plotted: Sequence[str]) -> None:
     from .recording import write_trajectory
     stem = f"{cm.model.name}_{verb}"
     out = args.out or f"{stem}.csv"
-    values = write_trajectory(out, cm, traj)
+    values = write_trajectory(out, cm, traj, units=args.units)
     t = np.asarray(traj.t)
     span = f"t = {t[0]:g} s" if len(t) == 1 else f"t = {t[0]:g} .. {t[-1]:g} s"
     _echo(args, f"{verb}: {_count(len(t), 'row')}, {span}, {values.shape[1]} channels -> "
@@ -220,12 +295,17 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text, epilog=_example(name),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         p.add_argument("model", metavar="MODEL", help="model file (JSON)")
+        p.add_argument("--set", action="extend", nargs="+", metavar="NAME=VALUE", help="change a value before the "
+                       "analysis (SI units): <element>.<field> (e.g. bob.mass=2), g[k], <joint>.s_start, "
+                       "solver.<option>; 'fmu-mbs channels MODEL' lists them")
         p.set_defaults(func=func)
         return p
 
     def output(p: argparse.ArgumentParser, history: bool) -> None:
         p.add_argument("--out", metavar="F.csv", help="CSV file to write ('-' = standard output); "
                        "default <model name>_<verb>.csv in the current folder")
+        p.add_argument("--units", action="store_true", help="write a second header row with the unit of every "
+                       "column")
         if history:
             p.add_argument("--t-end", type=float, required=True, metavar="T", help="end time (s)")
             p.add_argument("--step", type=_positive, required=True, metavar="H", help="time step (s)")
@@ -236,6 +316,8 @@ def build_parser() -> argparse.ArgumentParser:
                            help="progress bar on stderr: auto (only on a terminal), always or never")
 
     verb("check", cmd_check, "validate, compile and assemble a model; print its size and degrees of freedom")
+    verb("channels", cmd_channels, "list every output channel, input and --set value of a model, with unit and "
+         "meaning")
     p = verb("assemble", cmd_assemble, "assemble the model and write the state as a one-row CSV")
     p.add_argument("--time", type=float, default=0.0, metavar="T", help="time of the assembly (s), default 0")
     output(p, history=False)
@@ -262,10 +344,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-energy-balance", action="store_true", help="skip the per-step split of dissipated and "
                    "input work (up to four force evaluations per step on models with dampers, contact or inputs); "
                    "energy.dissipated and energy.input are then NaN")
+    p = sub.add_parser("animate", help="write an HTML viewer (and optionally a movie) of a result CSV",
+                       description="3D viewer of a result: the model's graphics placed by the marker poses in the "
+                       "CSV (a CSV of fmu-mbs, of write_csv in Python or of an FMU run under fmpy)",
+                       epilog=_example("animate"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    p.add_argument("result", metavar="RESULT.csv", help="result CSV with the marker channels <m>.r[k], <m>.q[k]")
+    p.add_argument("--out", metavar="F.html", help="HTML file; default RESULT.html")
+    p.add_argument("--trace", nargs="+", metavar="MARKER", help="draw the paths of these markers")
+    p.add_argument("--no-forces", action="store_true", help="leave out joint reaction and contact force arrows")
+    p.add_argument("--max-frames", type=int, default=2000, metavar="N", help="at most N frames (rows are "
+                   "thinned evenly), default 2000")
+    p.add_argument("--gif", metavar="F.gif", help="also write an animated GIF (matplotlib)")
+    p.add_argument("--mp4", metavar="F.mp4", help="also write an MP4 movie (matplotlib and ffmpeg)")
+    p.add_argument("--fps", type=_positive, default=25.0, help="movie frames per second, default 25")
+    p.add_argument("--speed", type=_positive, default=1.0, help="movie seconds per simulated second (<1: slow "
+                   "motion), default 1")
+    p.set_defaults(func=cmd_animate)
     p = sub.add_parser("build", help=_EXAMPLES["build"][1], description=_EXAMPLES["build"][1],
                        epilog=_example("build"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("models", nargs="*", metavar="MODEL", help="model files (JSON); default models/*.json")
     p.add_argument("-o", "--out", default="dist", metavar="DIR", help="output folder, default dist")
+    p.add_argument("--set", action="extend", nargs="+", metavar="NAME=VALUE", help="build these model values "
+                   "(<element>.<field>, g[k]; SI units) into the FMUs")
     p.set_defaults(func=cmd_build)
     return parser
 

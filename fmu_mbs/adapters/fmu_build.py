@@ -84,7 +84,7 @@ def model_identifier(name: str) -> str:
 
 
 def _copy_package(dest: Path) -> None:
-    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc")
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc", "viewer_assets")
     shutil.copytree(PACKAGE_DIR, dest, ignore=lambda d, names: set(skip(d, names)) | (
         set(NOT_IN_FMU) & set(names) if Path(d) == PACKAGE_DIR else set()))
 

@@ -182,4 +182,4 @@ def kinematics(cm: CompiledModel, t_end: float, step: float, t_start: float = 0.
         prev = s
         if progress is not None:
             progress(1.0 if span <= 0.0 else float((t - times[0]) / span))
-    return Trajectory(times, out_q, out_qd, out_qdd, out_lam, out_u, info, analysis="kinematics")
+    return Trajectory(times, out_q, out_qd, out_qdd, out_lam, out_u, info, analysis="kinematics", model=cm)

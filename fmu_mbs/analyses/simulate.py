@@ -5,12 +5,14 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
-from ..compiler import CompiledModel
+from ..compiler import CompiledModel, compile_model
 from ..errors import AnalysisError
 from ..kernels.integrate_alf import SC_T
+from ..model import Model, load_model
 from .assembly import AssemblyResult, assemble
 from .evaluate import Evaluator
 from .integrators import INTEGRATORS, REPORT_KEYS, STEPPERS, integrate_reference
@@ -63,10 +65,12 @@ def _check_options(integrator: str, target: Callable, options: dict) -> None:
                             f"(it takes: {', '.join(taken)})")
 
 
-def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "alf",
+def simulate(cm: CompiledModel | Model | str | Path, t_end: float, step: float, integrator: str = "alf",
              progress: Callable[[float], None] | None = None, t_start: float = 0.0,
              output_step: float | None = None, initial: AssemblyResult | None = None, **options) -> Trajectory:
-    """Forward dynamics from ``initial`` (default: assemble(cm, t_start)) to ``t_end`` (s).
+    """Forward dynamics from ``initial`` (default: assemble(cm, t_start)) to ``t_end`` (s) of a compiled model (or
+    a Model, or the path of a model file, compiled here). The result gives the channels by name:
+    ``simulate(...)["P1.r[1]"]``.
 
     ``step``: integrator step (s; for "reference" only the default output step); ``output_step``: spacing
     of the returned rows (default ``step``); ``progress(fraction)`` is called as the run advances;
@@ -80,6 +84,8 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
     'energy_kinetic', 'energy_potential' (gravity + springs), 'energy_dissipated' (work removed by
     dampers), 'energy_input' (work of time-function forces, loads, inputs, actuators and drivers), J.
     For a passive model kinetic + potential + dissipated - input stays constant."""
+    if not isinstance(cm, CompiledModel):
+        cm = compile_model(cm if isinstance(cm, Model) else load_model(cm))
     if integrator not in INTEGRATORS:
         raise AnalysisError(f"simulate: unknown integrator '{integrator}' (choose from {', '.join(INTEGRATORS)})")
     output_step = step if output_step is None else output_step
@@ -93,7 +99,9 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
     target = integrate_reference if integrator == "reference" else STEPPERS[integrator]
     _check_options(integrator, target, options)
     if integrator == "reference":
-        return integrate_reference(cm, t_out, initial, progress=progress, **options)
+        traj = integrate_reference(cm, t_out, initial, progress=progress, **options)
+        traj.model = cm
+        return traj
 
     ig = STEPPERS[integrator](cm, step, initial, **options)
     N = len(t_out)
@@ -136,4 +144,4 @@ def simulate(cm: CompiledModel, t_end: float, step: float, integrator: str = "al
             progress(i / (N - 1))
     scheme = f", rho_inf {ig.rho_inf:g}" if integrator == "galpha" else ""
     return Trajectory(t_out, q, qd, qdd, lam, u=np.zeros((N, cm.n_inputs)), z=z, info=info,
-                      analysis=f"dynamics ({integrator}{scheme}, step {step:g} s)")
+                      analysis=f"dynamics ({integrator}{scheme}, step {step:g} s)", model=cm)

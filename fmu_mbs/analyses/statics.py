@@ -174,6 +174,14 @@ def _unbalance_report(ev: Evaluator, t: float, q: np.ndarray, fscale: float, tol
 
 def statics(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, *, tol: float = 1e-9,
             max_iter: int = 50, evaluator: Evaluator | None = None, method: str = "auto") -> Trajectory:
+    """Static equilibrium (see _statics); the result gives the channels by name (``traj["crank.r[1]"]``)."""
+    traj = _statics(cm, t, q, tol=tol, max_iter=max_iter, evaluator=evaluator, method=method)
+    traj.model = cm
+    return traj
+
+
+def _statics(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, *, tol: float = 1e-9,
+             max_iter: int = 50, evaluator: Evaluator | None = None, method: str = "auto") -> Trajectory:
     """Static equilibrium at time t, starting from ``q`` (default: the model's initial positions), assembled first.
 
     ``method``: "newton", "relaxation" (dynamic relaxation, then Newton polish) or "auto" (Newton; then

@@ -22,6 +22,7 @@ from .elements import (
     Bushing,
     Contact,
     Driver,
+    Graphic,
     HydraulicCylinder,
     Joint,
     JointFriction,
@@ -82,6 +83,7 @@ class ModelBuilder:
         self.forces: list = []
         self.exposed: list[str] = []
         self.shapes: list[Shape] = []
+        self.graphics: list[Graphic] = []
 
     @classmethod
     def from_model(cls, model: Model, name: str | None = None) -> ModelBuilder:
@@ -91,11 +93,13 @@ class ModelBuilder:
         b.drivers, b.forces = list(model.drivers), list(model.forces)
         b.exposed = list(model.exposed)
         b.shapes = list(model.shapes)
+        b.graphics = list(model.graphics)
         return b
 
     def set_value(self, name: str, field: str, value) -> None:
         """Replace one field of the element called ``name`` (any kind); KeyError if there is none."""
-        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces, self.shapes):
+        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces, self.shapes,
+                      self.graphics):
             for k, el in enumerate(group):
                 if el.name == name:
                     group[k] = replace(el, **{field: value})
@@ -104,7 +108,8 @@ class ModelBuilder:
 
     def remove(self, name: str) -> None:
         """Remove the element called ``name`` (any kind); KeyError if there is none."""
-        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces, self.shapes):
+        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces, self.shapes,
+                      self.graphics):
             for el in group:
                 if el.name == name:
                     group.remove(el)
@@ -252,17 +257,31 @@ class ModelBuilder:
                                          float(friction_arm), float(bending_arm), float(preload)))
         return name
 
+    def add_graphic(self, name: str, marker: str, kind: str, dimensions=(), to_marker: str | None = None,
+                    file: str | None = None, scale: float = 1.0, vertices=None, triangles=None, color: str = "",
+                    opacity: float = 1.0) -> str:
+        """A graphic for the viewer (kinds and dimensions in m: elements.Graphic); no effect on the dynamics."""
+        self.graphics.append(Graphic(name, marker, str(kind), _vec(dimensions), to_marker, file, float(scale),
+                                     None if vertices is None else tuple(_vec(v) for v in vertices),
+                                     None if triangles is None else tuple(tuple(int(i) for i in t) for t in triangles),
+                                     str(color), float(opacity)))
+        return name
+
     def expose(self, *parameters: str) -> None:
         """Mark parameters "<element>.<field>" to be exposed by FMUs (masses, stiffnesses, dampings, free
         lengths/angles, distance-joint lengths, and "<joint>.s_start", a joint's initial coordinate)."""
         self.exposed.extend(parameters)
 
     # result ------------------------------------------------------------------------------------
+    def draft(self) -> Model:
+        """The Model as collected so far, not validated (``validate.model_problems`` lists its problems)."""
+        return Model(self.name, self.dimension, self.gravity, tuple(self.bodies), tuple(self.markers),
+                     tuple(self.joints), tuple(self.drivers), tuple(self.forces), self.description,
+                     tuple(self.exposed), tuple(self.shapes), tuple(self.graphics))
+
     def build(self) -> Model:
         """The validated Model; raises ModelError listing every problem found."""
-        model = Model(self.name, self.dimension, self.gravity, tuple(self.bodies), tuple(self.markers),
-                      tuple(self.joints), tuple(self.drivers), tuple(self.forces), self.description,
-                      tuple(self.exposed), tuple(self.shapes))
+        model = self.draft()
         problems = model_problems(model)
         if problems:
             raise ModelError(problems, self.name)

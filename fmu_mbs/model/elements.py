@@ -96,6 +96,37 @@ class Marker:
     angle: float = param("rad", "frame angle in the body frame (planar)", 0.0)
 
 
+# --- graphics (the viewer's; no effect on the dynamics) ---------------------------------------------
+
+#: graphic kinds and the number of ``dimensions`` each takes (see Graphic)
+GRAPHIC_KINDS = {"box": 3, "cylinder": 2, "sphere": 1, "ellipsoid": 3, "capsule": 2, "plane": 1, "link": 1, "mesh": 0}
+
+
+@dataclass(frozen=True)
+class Graphic:
+    """What the viewer draws (no effect on the dynamics), attached to ``marker`` (its frame is the marker frame).
+    Kinds and ``dimensions``: box [half extents x, y, z]; cylinder and capsule [radius, half length along z]; sphere
+    [radius]; ellipsoid [semi-axes x, y, z]; plane [half size] (a square in the marker's x-y plane); link [radius]
+    (a rod from the origin of ``marker`` to the origin of ``to_marker``, on any body); mesh [] with ``file`` (STL,
+    ASCII or binary, or OBJ; a path relative to the model file, scaled by ``scale``) or ``vertices`` and
+    ``triangles``. A model without graphics is drawn from its contact shapes and links between its markers."""
+
+    name: str
+    marker: str
+    kind: str
+    dimensions: Vec = param("m", "size parameters of the kind (see above)", ())
+    to_marker: str | None = field(default=None, metadata={"unit": "", "doc": "far end of a link"})
+    file: str | None = field(default=None, metadata={"unit": "", "doc": "mesh file (.stl or .obj), relative to "
+                                                                        "the model file"})
+    scale: float = param("1", "factor from the mesh file's length unit to m (0.001 for mm)", 1.0)
+    vertices: tuple[Vec, ...] | None = field(default=None, metadata={"unit": "m", "doc": "mesh vertices [[x, y, "
+                                                                                         "z], ...]"})
+    triangles: tuple[tuple[int, ...], ...] | None = field(default=None, metadata={
+        "unit": "", "doc": "mesh triangles [[i, j, k], ...] (0-based vertex indices)"})
+    color: str = param("", "colour '#rrggbb' (default: one colour per body)", "")
+    opacity: float = param("1", "opacity in (0, 1]", 1.0)
+
+
 # --- joints and drivers -------------------------------------------------------------------------
 
 #: joint types per dimension, with the basic constraints they are built from (see compiler/joints.py)
@@ -183,6 +214,7 @@ class Model:
     description: str = ""
     exposed: tuple[str, ...] = ()   # parameters an FMU exposes, "<element>.<field>" (see EXPOSABLE)
     shapes: tuple[Shape, ...] = ()  # contact shapes (Contact force elements refer to them)
+    graphics: tuple[Graphic, ...] = ()  # what the viewer draws (fmu-mbs animate)
 
     @property
     def planar(self) -> bool:
@@ -190,7 +222,8 @@ class Model:
 
     def element(self, name: str):
         """The element called ``name`` (any kind); KeyError if there is none."""
-        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces, self.shapes):
+        for group in (self.bodies, self.markers, self.joints, self.drivers, self.forces, self.shapes,
+                      self.graphics):
             for el in group:
                 if el.name == name:
                     return el
@@ -203,4 +236,4 @@ __all__ = ["GROUND", "Curve", "Vec", "param", "CONTACT_LAWS", "FORCE_KINDS", "FR
            "Contact", "ForceElement", "HydraulicCylinder", "JointFriction", "PassiveCylinder", "PointLoad",
            "RotationalSpringDamper", "Shape", "SpringDamper", "RigidBody", "PlanarBody", "PointMass", "Body",
            "Marker", "Joint", "Driver", "JOINT_TYPES_3D", "JOINT_TYPES_2D", "JOINT_COORDINATES", "ORIENTING_JOINTS",
-           "BODY_KINDS", "EXPOSABLE", "EXPOSED_UNITS", "FORMAT_VERSION", "Model"]
+           "GRAPHIC_KINDS", "Graphic", "BODY_KINDS", "EXPOSABLE", "EXPOSED_UNITS", "FORMAT_VERSION", "Model"]

@@ -9,14 +9,18 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..errors import ModelError
 from .builder import ModelBuilder
 from .elements import BODY_KINDS, FORCE_KINDS, FORMAT_VERSION, Model
 from .functions import TimeFunction, function_from_dict, function_to_dict
+from .validate import model_problems
 
 FORMAT_TAG = "fmu-mbs-model"
 _TOP_FIELDS = {"format", "format_version", "name", "description", "dimension", "gravity", "bodies", "markers",
-               "joints", "drivers", "forces", "exposed", "shapes"}
+               "joints", "drivers", "forces", "exposed", "shapes",
+               "graphics"}
 _BODY_TAG = {cls: tag for tag, cls in BODY_KINDS.items()}
 _FORCE_TAG = {cls: tag for tag, cls in FORCE_KINDS.items()}
 _FUNCTION_FIELDS = {"function", "force", "torque", "stroke"}
@@ -47,7 +51,8 @@ def _element_dict(el, tag: str | None, skip: tuple[str, ...] = ()) -> dict:
 
 
 def model_to_dict(model: Model) -> dict:
-    """The JSON structure of ``model`` (every field written, defaults included; ``shapes`` only if any)."""
+    """The JSON structure of ``model`` (every field written, defaults included; ``shapes``, ``graphics`` only if
+    any)."""
     marker_skip = ("orientation",) if model.planar else ("angle",)
     out = {
         "format": FORMAT_TAG,
@@ -65,6 +70,8 @@ def model_to_dict(model: Model) -> dict:
     }
     if model.shapes:
         out["shapes"] = [_element_dict(s, None) for s in model.shapes]
+    if model.graphics:
+        out["graphics"] = [_element_dict(g, None) for g in model.graphics]
     return out
 
 
@@ -74,6 +81,10 @@ def save_model(model: Model, path: str | Path) -> None:
 
 
 # --- reading ------------------------------------------------------------------------------------
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
 
 def _kwargs(cls, data: dict, where: str, problems: list[str], ignore=("name", "type")) -> dict | None:
     known = {f.name: f for f in fields(cls)}
@@ -90,6 +101,12 @@ def _kwargs(cls, data: dict, where: str, problems: list[str], ignore=("name", "t
     for k, v in data.items():
         if k in ignore:
             continue
+        hint = str(known[k].type)
+        if hint == "float" and not _is_number(v) or hint == "Vec" and not (
+                isinstance(v, (list, tuple)) and all(_is_number(x) for x in v)):
+            problems.append(f"{where}: '{k}' must be {'a number' if hint == 'float' else 'a list of numbers'}, "
+                            f"got {json.dumps(v)}")
+            return None
         if k in _FUNCTION_FIELDS:
             v = [function_from_dict(x, f"{where} '{k}'") for x in v] if isinstance(v, list) else \
                 function_from_dict(v, f"{where} '{k}'")
@@ -147,7 +164,8 @@ def model_from_dict(data: dict) -> Model:
             adder = {"rigid": b.add_rigid_body, "planar": b.add_planar_body, "point_mass": b.add_point_mass}
             calls.append((where, adder[item["type"]], item["name"], kw))
     for section, adder, cls_name in (("markers", b.add_marker, "Marker"), ("joints", b.add_joint, "Joint"),
-                                     ("drivers", b.add_driver, "Driver"), ("shapes", b.add_shape, "Shape")):
+                                     ("drivers", b.add_driver, "Driver"), ("shapes", b.add_shape, "Shape"),
+                                     ("graphics", b.add_graphic, "Graphic")):
         from . import elements
         cls = getattr(elements, cls_name)
         for item in each(section):
@@ -176,8 +194,23 @@ def model_from_dict(data: dict) -> Model:
         except (TypeError, ValueError) as exc:
             problems.append(f"{where}: {exc}")
     if problems:
+        # the elements that were read are checked too, so one run reports every problem of the file; problems
+        # that name an element that could not be read are its consequences and left out
+        failed = {str(item.get("name")) for section in ("bodies", "markers", "joints", "drivers", "forces", "shapes",
+                                                        "graphics") for item in data.get(section, []) or []
+                  if isinstance(item, dict) and any(p.startswith(f"{_where(section)} '{item.get('name')}'")
+                                                    for p in problems)}
+        try:
+            more = model_problems(b.draft())
+        except Exception:  # noqa: BLE001 - a draft with unreadable parts; the problems above stand
+            more = []
+        problems += [p for p in more if not any(f"'{n}'" in p for n in failed)]
         raise ModelError(problems, name)
     return b.build()
+
+
+def _where(section: str) -> str:
+    return {"bodies": "body", "forces": "force element"}.get(section, section[:-1])
 
 
 def load_model(source: str | Path | dict) -> Model:

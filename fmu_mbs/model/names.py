@@ -78,6 +78,9 @@ _DESCRIPTIONS = {
     "total": "total mechanical energy",
     "fn": "normal force", "ft": "friction force", "depth": "penetration",
     "torque": "torque", "slip": "sliding speed", "load": "normal load",
+    "p1": "chamber 1 (piston side) pressure", "p2": "chamber 2 (rod side) pressure", "U": "spool position",
+    "Q1": "flow into chamber 1", "Q2": "flow into chamber 2", "fi": "force on marker_i's body",
+    "fj": "force on marker_j's body", "ti": "universal joint torque on marker_i's body",
     "iterations": "solver iterations", "residual": "solver residual",
 }
 

@@ -18,10 +18,34 @@ from .json_io import FORMAT_TAG
 
 _NUMBER = {"type": "number"}
 _FUNCTION = {"oneOf": [_NUMBER, {"$ref": "#/$defs/time_function"}]}
+_NUMBERS = {"type": "array", "items": _NUMBER}
+_E = elements
+#: fields with a fixed set of values: the same constants that validate.py checks against
+_ENUMS = {(_E.Joint, "type"): tuple(dict.fromkeys(_E.JOINT_TYPES_3D + _E.JOINT_TYPES_2D)),
+          (_E.Shape, "kind"): tuple(_E.SHAPE_KINDS), (_E.Graphic, "kind"): tuple(_E.GRAPHIC_KINDS),
+          (_E.Contact, "law"): _E.CONTACT_LAWS, (_E.Contact, "friction"): _E.FRICTION_MODELS,
+          (_E.Contact, "ramp"): _E.FRICTION_RAMPS, (_E.JointFriction, "friction"): _E.JOINT_FRICTION_MODELS,
+          (_E.JointFriction, "ramp"): _E.FRICTION_RAMPS, (_E.PointLoad, "frame"): ("world", "marker")}
+#: the inertia forms builder._inertia accepts: 3 principal moments, 6 values or a 3x3 matrix
+_INERTIA_3D = {"oneOf": [dict(_NUMBERS, minItems=3, maxItems=3), dict(_NUMBERS, minItems=6, maxItems=6),
+                         {"type": "array", "minItems": 3, "maxItems": 3,
+                          "items": dict(_NUMBERS, minItems=3, maxItems=3)}]}
 
 
-def _field_schema(f) -> dict:
+def _field_schema(f, cls=None) -> dict:
     name, hint = f.name, str(f.type)
+    if (cls, name) in _ENUMS:
+        return {"enum": list(_ENUMS[cls, name])}
+    if name == "inertia":
+        return _INERTIA_3D if cls is _E.RigidBody else {"type": "number", "minimum": 0}
+    if name == "mass":
+        return {"type": "number", "exclusiveMinimum": 0}
+    if name == "orientation":
+        return dict(_NUMBERS, minItems=4, maxItems=4)
+    if name in ("position", "velocity", "gravity") and hint.startswith("Vec"):
+        return dict(_NUMBERS, minItems=2, maxItems=3)
+    if name == "color":
+        return {"type": "string", "pattern": "^(#[0-9a-fA-F]{6})?$"}
     if name in ("function", "force", "torque") and "tuple[TimeFunction" in hint:
         return {"type": "array", "items": _FUNCTION}
     if name in ("function", "force", "torque", "stroke"):
@@ -44,13 +68,11 @@ def _field_schema(f) -> dict:
         return _NUMBER
     if hint == "int":
         return {"type": "integer"}
-    if name == "inertia":
-        return {"oneOf": [_NUMBER, {"type": "array", "items": {"type": "array", "items": _NUMBER}}]}
     return {"type": "string"}
 
 
 def _object(cls, tag: str | None) -> dict:
-    props: dict = {"name": {"type": "string"}}
+    props: dict = {"name": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*$"}}
     required = ["name"]
     if tag is not None:
         props["type"] = {"const": tag}
@@ -58,7 +80,7 @@ def _object(cls, tag: str | None) -> dict:
     for f in fields(cls):
         if f.name == "name":
             continue
-        schema = _field_schema(f)
+        schema = _field_schema(f, cls)
         meta = f.metadata
         if meta:
             schema = dict(schema, description=f"{meta.get('doc', '')} [{meta.get('unit', '')}]".strip())
@@ -98,6 +120,7 @@ def json_schema() -> dict:
             "drivers": {"type": "array", "items": _object(elements.Driver, None)},
             "forces": {"type": "array", "items": {"oneOf": [_object(c, t) for t, c in FORCE_KINDS.items()]}},
             "shapes": {"type": "array", "items": _object(elements.Shape, None)},
+            "graphics": {"type": "array", "items": _object(elements.Graphic, None)},
             "exposed": {"type": "array", "items": {"type": "string", "pattern": r"^\w+\.\w+$"},
                         "description": "parameters FMUs expose, '<element>.<field>'"},
         },
@@ -114,13 +137,17 @@ def _plain_type(hint: str) -> str:
 
 
 def markdown_tables() -> str:
-    """One Markdown table per element kind: field, type, unit, default, meaning."""
-    out = []
+    """The output channels of every element kind, then one Markdown table per element kind: field, type, unit,
+    default, meaning."""
+    out = ["### Output channels per element (CSV columns, FMU outputs; `fmu-mbs channels MODEL` lists a model's)\n",
+           "Vectors are in world axes; `[1..3]` are x, y, z (planar models: z = 0), quaternions `[w, x, y, z]`; "
+           "joint reactions act on marker_j's body about marker_j's origin.\n", channel_table(), ""]
     groups = [("Bodies (`bodies`, field `type`)", BODY_KINDS),
               ("Markers, joints and drivers", {"markers": elements.Marker, "joints": elements.Joint,
                                                "drivers": elements.Driver}),
               ("Force elements (`forces`, field `type`)", FORCE_KINDS),
               ("Contact shapes (`shapes`)", {"shapes": elements.Shape}),
+              ("Body graphics (`graphics`, drawn by `fmu-mbs animate`)", {"graphics": elements.Graphic}),
               ("Time functions (`{\"type\": ...}`; a bare number is a constant)", FUNCTION_KINDS)]
     for title, kinds in groups:
         out.append(f"### {title}\n")
@@ -140,6 +167,49 @@ def markdown_tables() -> str:
                 out.append(f"| `{f.name}` | {_plain_type(str(f.type))} | {unit} | {default} | {meaning} |")
             out.append("")
     return "\n".join(out)
+
+
+def channel_table() -> str:
+    """The output channels of every element kind (model/names.py), one row per quantity, as a Markdown table."""
+    from .elements import Driver, Joint, Marker, Model
+    from .names import channels
+    e = elements
+    examples = {"marker": (Marker("m"),), "joint (revolute, prismatic)": (Joint("j", "revolute", "m", "m"),),
+                "joint (cylindrical)": (Joint("j", "cylindrical", "m", "m"),),
+                "joint (other types)": (Joint("j", "spherical", "m", "m"),)}
+    forces = {"spring_damper": e.SpringDamper("f", "m", "m"), "rotational_spring_damper":
+              e.RotationalSpringDamper("f", "m", "m"), "bushing": e.Bushing("f", "m", "m"),
+              "actuator": e.Actuator("f", "m", "m"), "hydraulic_cylinder": e.HydraulicCylinder("f", "m", "m", 1.0),
+              "passive_cylinder": e.PassiveCylinder("f", "m", "m"), "contact": e.Contact("f", (), ()),
+              "joint_friction (revolute)": e.JointFriction("f", "j"), "point_load": e.PointLoad("f", "m")}
+    rows = ["| element | channel | unit | meaning |", "|---|---|---|---|"]
+
+    def add(kind: str, chans, prefix: str) -> None:
+        seen: dict[str, list] = {}
+        for c in chans:
+            if c.element == prefix:
+                seen.setdefault(c.quantity, []).append(c)
+        for qty, group in seen.items():
+            index = f"[1..{len(group)}]" if group[0].index else ""
+            what = group[0].description.rsplit(f" of {group[0].kind.replace('_', ' ')}", 1)[0]
+            rows.append(f"| {kind} | `<name>.{qty}{index}` | {group[0].unit} | {what} |")
+        if not seen:
+            rows.append(f"| {kind} | (none) | | |")
+
+    joint = Joint("j", "revolute", "m", "m")
+    for kind, els in examples.items():
+        model = Model("x", 3, (0.0, 0.0, 0.0), markers=(Marker("m"),), joints=els[-1:] if "joint" in kind else ())
+        add(kind, channels(model), els[0].name)
+    model = Model("x", 3, (0.0, 0.0, 0.0), markers=(Marker("m"),), joints=(joint,), drivers=(Driver("d", "j"),))
+    add("driver (N on a translation, N.m on a rotation)", channels(model), "d")
+    for kind, force in forces.items():
+        add(kind, channels(Model("x", 3, (0.0, 0.0, 0.0), markers=(Marker("m"),), joints=(joint,), forces=(force,))),
+            "f")
+    for group in ("energy", "solver"):
+        for c in channels(Model("x", 3, (0.0, 0.0, 0.0))):
+            if c.element == group:
+                rows.append(f"| model | `{c.name}` | {c.unit} | {c.description} |")
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":

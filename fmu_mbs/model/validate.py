@@ -31,6 +31,7 @@ from .elements import (
     SpringDamper,
 )
 from .functions import function_problems
+from .graphics import graphic_problems
 from .validate_contact import all_contact_problems, friction_law_problems
 
 UNIT_TOL = 1e-6  # allowed | |q| - 1 | of a quaternion
@@ -106,7 +107,8 @@ def model_problems(model: Model) -> list[str]:
     # names: one namespace, since every element name prefixes its output channels
     seen: dict[str, str] = {}
     groups = (("body", model.bodies), ("marker", model.markers), ("joint", model.joints),
-              ("driver", model.drivers), ("force element", model.forces), ("shape", model.shapes))
+              ("driver", model.drivers), ("force element", model.forces), ("shape", model.shapes),
+              ("graphic", model.graphics))
     for kind, group in groups:
         for el in group:
             name = el.name
@@ -290,6 +292,7 @@ def model_problems(model: Model) -> list[str]:
                 p.append(f"{w}: marker_i '{f.marker_i}' is on a point mass, which cannot take the universal "
                          f"joint's torque")
     p += all_contact_problems(model)
+    p += graphic_problems(model)
     return p
 
 

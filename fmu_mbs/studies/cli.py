@@ -14,7 +14,7 @@ SWEEP_EXAMPLE = """example:
   fmu-mbs sweep examples/studies/bouncing_ball.toml --workers 2
       3 x 3 factorial of the bouncing ball (restitution x drop height) on a local cluster of 2 processes;
       results in bouncing_ball.sweep/ (results.parquet, histories/); run it again to resume
-  fmu-mbs sweep study.toml --scheduler tcp://10.0.0.5:8786
+  fmu-mbs sweep study.toml --scheduler tcp://scheduler-host:8786
       the same on an existing dask cluster"""
 
 REPORT_EXAMPLE = """example:
