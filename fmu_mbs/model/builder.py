@@ -13,10 +13,11 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from ..errors import ModelError
 from .elements import (
+    FORCE_KINDS,
     GROUND,
     Actuator,
     Bushing,
@@ -51,6 +52,23 @@ def _fn(f: TimeFunction | float) -> TimeFunction:
 
 def _curve(c) -> tuple[tuple[float, float], ...] | None:
     return None if c is None else tuple((float(a), float(b)) for a, b in c)
+
+
+def normalized(element):
+    """``element`` with its fields in canonical form, by their declared types: floats, tuples, curves of pairs."""
+    changes = {}
+    for f in fields(element):
+        value = getattr(element, f.name)
+        hint = str(f.type)
+        if value is None or isinstance(value, (str, bool, TimeFunction)):
+            continue
+        if "Curve" in hint:
+            changes[f.name] = _curve(value)
+        elif hint.startswith("float") and isinstance(value, (int, float)):
+            changes[f.name] = float(value)
+        elif hint.startswith(("Vec", "tuple[float")):
+            changes[f.name] = _vec(value)
+    return replace(element, **changes)
 
 
 def _inertia(inertia) -> tuple[tuple[float, ...], ...]:
@@ -266,6 +284,14 @@ class ModelBuilder:
                                      None if triangles is None else tuple(tuple(int(i) for i in t) for t in triangles),
                                      str(color), float(opacity)))
         return name
+
+    def add_force(self, element) -> str:
+        """Add any force element (an instance of a FORCE_KINDS class, e.g. one with no ``add_*`` method of its own);
+        numbers become floats, sequences tuples and curves tuples of (x, y) pairs, as the other adders do."""
+        if type(element) not in FORCE_KINDS.values():
+            raise TypeError(f"{element!r} is not a force element (classes: {sorted(FORCE_KINDS)})")
+        self.forces.append(normalized(element))
+        return element.name
 
     def expose(self, *parameters: str) -> None:
         """Mark parameters "<element>.<field>" to be exposed by FMUs (masses, stiffnesses, dampings, free

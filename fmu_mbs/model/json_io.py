@@ -185,8 +185,10 @@ def model_from_dict(data: dict) -> Model:
             problems.append(f"{where}: 'type' must be one of {sorted(FORCE_KINDS)}, got {item.get('type')!r}")
             continue
         kw = _kwargs(cls, item, where, problems)
-        if kw is not None:
+        if kw is not None and item["type"] in force_adders:
             calls.append((where, force_adders[item["type"]], item["name"], kw))
+        elif kw is not None:                   # a family without an adder of its own: the generic one
+            calls.append((where, lambda name, cls=cls, **kw: b.add_force(cls(name, **kw)), item["name"], kw))
 
     for where, adder, el_name, kw in calls:
         try:

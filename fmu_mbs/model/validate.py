@@ -286,6 +286,8 @@ def model_problems(model: Model) -> list[str]:
             p += function_problems(f.force, w)
         elif isinstance(f, HydraulicCylinder):
             p += _hydraulic_problems(w, f)
+        elif hasattr(f, "problems"):          # a family that checks its own fields
+            p += f.problems(w)
         elif isinstance(f, PassiveCylinder):
             p += _passive_problems(w, f)
             if dim == 3 and isinstance(bodies.get(body_of(f.marker_i)), PointMass):
