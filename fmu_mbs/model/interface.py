@@ -15,11 +15,13 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Signal:
     """One declared output or input of an element: ``quantity`` (name after the dot), SI ``unit`` (FMI notation,
-    a key of names.UNITS) and ``width`` (0: scalar; n: components 1..n)."""
+    a key of names.UNITS), ``width`` (0: scalar; n: components 1..n) and ``doc``, what it means (default: the
+    common meaning of the quantity's name, model/names.py)."""
 
     quantity: str
     unit: str
     width: int = 0
+    doc: str = ""
 
     @property
     def size(self) -> int:

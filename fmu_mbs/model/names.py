@@ -36,7 +36,7 @@ force-driven passive cylinder, then for every marker ``<m>.F[1..3]``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from .elements import FORCE_KINDS, JOINT_COORDINATES, Model
 from .functions import External
@@ -97,11 +97,12 @@ class Channel:
     quantity: str
     index: int = 0
     kind: str = ""
+    doc: str = field(default="", compare=False)     # the declared meaning (model/interface.Signal.doc), if any
 
     @property
     def description(self) -> str:
         """A short human description (for FMU variable descriptions and plot legends)."""
-        what = _DESCRIPTIONS.get(self.quantity, self.quantity)
+        what = self.doc or _DESCRIPTIONS.get(self.quantity, self.quantity)
         if self.kind in ("energy", "solver"):
             return what
         comp = f", component {self.index}" if self.index else ""
@@ -159,8 +160,9 @@ def signal_channels(element: str, signals: tuple[Signal, ...], kind: str) -> lis
     """The channels of an element's declared signals (model/interface.py), in order."""
     out: list[Channel] = []
     for sig in signals:
-        out += (_vector(element, sig.quantity, sig.unit, sig.width, kind) if sig.width
-                else [_scalar(element, sig.quantity, sig.unit, kind)])
+        chans = (_vector(element, sig.quantity, sig.unit, sig.width, kind) if sig.width
+                 else [_scalar(element, sig.quantity, sig.unit, kind)])
+        out += [replace(c, doc=sig.doc) for c in chans] if sig.doc else chans
     return out
 
 

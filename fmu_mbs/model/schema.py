@@ -172,16 +172,14 @@ def markdown_tables() -> str:
 def channel_table() -> str:
     """The output channels of every element kind (model/names.py), one row per quantity, as a Markdown table."""
     from .elements import Driver, Joint, Marker, Model
-    from .names import channels
+    from .names import channels, signal_channels
     e = elements
     examples = {"marker": (Marker("m"),), "joint (revolute, prismatic)": (Joint("j", "revolute", "m", "m"),),
                 "joint (cylindrical)": (Joint("j", "cylindrical", "m", "m"),),
                 "joint (other types)": (Joint("j", "spherical", "m", "m"),)}
-    forces = {"spring_damper": e.SpringDamper("f", "m", "m"), "rotational_spring_damper":
-              e.RotationalSpringDamper("f", "m", "m"), "bushing": e.Bushing("f", "m", "m"),
-              "actuator": e.Actuator("f", "m", "m"), "hydraulic_cylinder": e.HydraulicCylinder("f", "m", "m", 1.0),
-              "passive_cylinder": e.PassiveCylinder("f", "m", "m"), "contact": e.Contact("f", (), ()),
-              "joint_friction (revolute)": e.JointFriction("f", "j"), "point_load": e.PointLoad("f", "m")}
+    forces = {tag: cls.OUTPUTS for tag, cls in FORCE_KINDS.items() if tag != "joint_friction"}
+    forces["joint_friction (revolute)"] = e.JointFriction("f", "j").outputs(
+        Model("x", 3, (0.0, 0.0, 0.0), joints=(Joint("j", "revolute", "m", "m"),)))
     rows = ["| element | channel | unit | meaning |", "|---|---|---|---|"]
 
     def add(kind: str, chans, prefix: str) -> None:
@@ -202,9 +200,8 @@ def channel_table() -> str:
         add(kind, channels(model), els[0].name)
     model = Model("x", 3, (0.0, 0.0, 0.0), markers=(Marker("m"),), joints=(joint,), drivers=(Driver("d", "j"),))
     add("driver (N on a translation, N.m on a rotation)", channels(model), "d")
-    for kind, force in forces.items():
-        add(kind, channels(Model("x", 3, (0.0, 0.0, 0.0), markers=(Marker("m"),), joints=(joint,), forces=(force,))),
-            "f")
+    for kind, signals in forces.items():
+        add(kind, signal_channels("f", signals, kind.split(" ")[0]), "f")
     for group in ("energy", "solver"):
         for c in channels(Model("x", 3, (0.0, 0.0, 0.0))):
             if c.element == group:
