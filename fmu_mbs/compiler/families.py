@@ -18,6 +18,7 @@ from ..kernels.families import (
     actuator,
     bushing,
     contact,
+    crush_spring,
     hydraulic_cylinder,
     joint_friction,
     passive_cylinder,
@@ -28,6 +29,7 @@ from ..kernels.families import (
 from ..kernels.model_arrays import CORE_FIELDS, arrays_type
 from ..model.elements import FORCE_KINDS
 from . import contacts, force_elements, hydraulics
+from . import crush_spring as crush_spring_lowering
 from . import joint_friction as joint_friction_lowering
 from . import passive_cylinder as passive_cylinder_lowering
 
@@ -81,6 +83,8 @@ FAMILIES: tuple[Family, ...] = (
            after_step=True),
     Family("jf", FORCE_KINDS["joint_friction"], joint_friction, joint_friction_lowering.lower, force_elements.always,
            joint_friction_lowering.coupled_markers, stiffness=True, multipliers=True),
+    Family("crush", FORCE_KINDS["crush_spring"], crush_spring, crush_spring_lowering.lower, force_elements.always,
+           force_elements.two_markers, stiffness=True),
 )
 
 if [f.element for f in FAMILIES] != list(FORCE_KINDS.values()):     # pragma: no cover - registry invariant

@@ -23,6 +23,7 @@ from .families import (
     actuator,
     bushing,
     contact,
+    crush_spring,
     hydraulic_cylinder,
     joint_friction,
     passive_cylinder,
@@ -83,6 +84,8 @@ def add_element_forces(m, sv, t, q, u, h, zs, zn, mode, Q, out):
         hydraulic_cylinder.add_forces(m.hyd, sv, t, q, u, h, zs, zn, mode, Q, out)
     if m.pc.mi.shape[0] > 0:
         passive_cylinder.add_forces(m.pc, sv, t, q, u, zs, zn, mode, Q, out)
+    if m.crush.mi.shape[0] > 0:
+        V += crush_spring.add_forces(m.crush, sv, q, zs, zn, mode, Q, out)
     if mode == MODE_FULL and u.shape[0] > 0:
         add_marker_inputs(m, sv, q, u, Q)
     return V

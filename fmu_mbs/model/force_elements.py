@@ -4,6 +4,7 @@ the model file's ``type`` tag to the class: a new element family adds its class 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from .fields import Curve, Vec, param
@@ -294,8 +295,57 @@ class JointFriction(Interface):
         return (first, Signal("slip", "m/s"), Signal("load", "N"))
 
 
+@dataclass(frozen=True)
+class CrushSpring(Interface):
+    """Hysteretic crush spring between the origins of marker_i and marker_j (crash structures): compression
+    d = free_length - (distance of the origins). Loading follows ``loading_curve`` [[d, F], ...] (from [0, 0], d
+    strictly increasing, F >= 0; linear past the last point), scaled while loading by the Cowper-Symonds factor
+    1 + (d'/D)^(1/p) when ``rate_constant`` D > 0. Below the largest compression reached it unloads and reloads
+    along ``unloading_stiffness``, down to zero force at the permanent set; it carries no tension. The force pushes
+    the origins apart (kernels/families/crush_spring.py). Outputs: deflection d (m), force (N), absorbed energy (J:
+    the work done on the element)."""
+
+    OUTPUTS = (Signal("deflection", "m", doc="compression d"),
+               Signal("force", "N", doc="force pushing the origins apart"),
+               Signal("absorbed", "J", doc="energy absorbed (work done on the element)"))
+
+    name: str
+    marker_i: str
+    marker_j: str
+    free_length: float = param("m", "origin distance at which compression starts")
+    loading_curve: Curve = param("m, N", "[[d, F], ...]: compression and force, from [0, 0]")
+    unloading_stiffness: float = param("N/m", "slope of unloading and reloading (>= the steepest loading slope)")
+    rate_constant: float = param("m/s", "Cowper-Symonds D of the loading rate factor (0: no rate effect)", 0.0)
+    rate_exponent: float = param("1", "Cowper-Symonds p of the loading rate factor", 1.0)
+
+    def problems(self, where: str) -> list[str]:
+        """What is wrong with the element's own fields (the model validation calls this)."""
+        p = []
+        if not (math.isfinite(self.free_length) and self.free_length > 0.0):
+            p.append(f"{where}: 'free_length' must be finite and > 0, got {self.free_length}")
+        curve = self.loading_curve or ()
+        ds = [float(x[0]) for x in curve]
+        fs = [float(x[1]) for x in curve]
+        if len(curve) < 2 or not all(math.isfinite(v) for v in ds + fs):
+            p.append(f"{where}: 'loading_curve' needs at least 2 finite points [d, F]")
+        elif ds[0] != 0.0 or fs[0] != 0.0:
+            p.append(f"{where}: 'loading_curve' must start at [0, 0], got {list(curve[0])}")
+        elif any(b <= a for a, b in zip(ds, ds[1:])) or min(fs) < 0.0:
+            p.append(f"{where}: 'loading_curve' needs strictly increasing d and F >= 0")
+        else:
+            steepest = max((f1 - f0) / (d1 - d0) for d0, d1, f0, f1 in zip(ds, ds[1:], fs, fs[1:]))
+            if not (math.isfinite(self.unloading_stiffness) and self.unloading_stiffness >= steepest):
+                p.append(f"{where}: 'unloading_stiffness' must be at least the steepest loading slope "
+                         f"({steepest:.6g} N/m), got {self.unloading_stiffness}")
+        if not (math.isfinite(self.rate_constant) and self.rate_constant >= 0.0):
+            p.append(f"{where}: 'rate_constant' must be finite and >= 0, got {self.rate_constant}")
+        if not (math.isfinite(self.rate_exponent) and self.rate_exponent > 0.0):
+            p.append(f"{where}: 'rate_exponent' must be finite and > 0, got {self.rate_exponent}")
+        return p
+
+
 ForceElement = (SpringDamper | RotationalSpringDamper | Bushing | PointLoad | Actuator | HydraulicCylinder | Contact
-                | PassiveCylinder | JointFriction)
+                | PassiveCylinder | JointFriction | CrushSpring)
 
 FORCE_KINDS: dict[str, type] = {
     "spring_damper": SpringDamper,
@@ -307,4 +357,5 @@ FORCE_KINDS: dict[str, type] = {
     "contact": Contact,
     "passive_cylinder": PassiveCylinder,
     "joint_friction": JointFriction,
+    "crush_spring": CrushSpring,
 }
