@@ -65,8 +65,10 @@ def first_run_notice() -> str | None:
     then compiles them: minutes of CPU, once); None when compiled kernels are there."""
     import os
 
-    from ..kernels import kernel_cache_dir
+    from ..kernels import _KERNEL_DIR, kernel_cache_dir
 
+    if not os.path.isdir(_KERNEL_DIR):   # this copy was imported from a folder since deleted (a build's stage)
+        return None
     path = kernel_cache_dir()
     if os.path.isdir(path) and any(name.endswith(".nbi") for name in os.listdir(path)):
         return None
