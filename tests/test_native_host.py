@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -41,11 +42,13 @@ def host(tmp_path_factory):
 
 
 def _run(host, *args, env=None, out=None, unzipped=None):
-    """The host on the crane (or ``unzipped``) with an empty environment plus ``env``."""
+    """The host on the crane (or ``unzipped``) with an empty environment plus ``env`` (and the kernel-cache
+    location, if this session has one set, so that the host finds the kernels the session compiled)."""
     _, exe, crane, _ = host
     unzipped = unzipped or crane
+    cache = {k: os.environ[k] for k in ("FMU_MBS_CACHE_DIR", "XDG_CACHE_HOME") if k in os.environ}
     cmd = [str(exe), str(unzipped), "--out", str(out or unzipped.parent / "host.csv"), *args]
-    return subprocess.run(cmd, env=env or {}, capture_output=True, text=True, timeout=600)
+    return subprocess.run(cmd, env={**cache, **(env or {})}, capture_output=True, text=True, timeout=600)
 
 
 def _reference(t: float) -> float:
