@@ -350,7 +350,7 @@ def test_deserializing_a_thousand_bad_byte_strings_gives_fmi2_error(fmus):
         failures += 1
     assert failures == 1000
     reasons = [m for m in s.log if m.startswith("fmi2DeSerializeFMUstate: FMU state")]
-    assert len(reasons) == 1000 and sum("another model" in m for m in reasons) == 250
+    assert len(reasons) == 1000 and sum("another model" in m for m in reasons) >= 250   # + flips in the id
     watch = ["P1.r[1]", "P1.v[2]"]
     s.step(0.01)
     after = s.get(*watch)
