@@ -68,8 +68,8 @@ def package_hash() -> str:
     """Hash of every Python source file of this library (names and contents)."""
     h = hashlib.sha1()
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
+        if "__pycache__" in path.parts or path.relative_to(PACKAGE_DIR).parts[:2] == ("adapters", "native"):
+            continue   # adapters/native/ is compiled into the FMU's binary, not copied (see _copy_package)
         h.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()

@@ -1,9 +1,9 @@
 """The FMU's Linux binary: adapters/native/fmi2_shim.c compiled at build time with the system C compiler.
 
-``compile_binary`` writes ``fmu_config.h`` (the FMU's GUID, entry module and the Python to bring up) and compiles
-the shim into a shared library. The Python recorded is the one running the build: its shared libpython, home,
-standard library and site folders (``python_installation``, the same code the shim runs, as ``QUERY``, on a
-Python named by $FMU_MBS_PYTHON or a ``fmu-mbs-python.txt`` file at run time).
+``compile_binary`` writes ``fmu_config.h`` (the FMU's GUID, entry module, the Python to bring up and the shim's own
+Python, native/shim_python.py) and compiles the shim into a shared library. The Python recorded is the one running
+the build: its shared libpython, home, standard library and site folders (``python_installation``: the same
+``query()`` the shim runs on a Python named by $FMU_MBS_PYTHON or a ``fmu-mbs-python.txt`` file at run time).
 """
 
 from __future__ import annotations
@@ -18,64 +18,8 @@ from pathlib import Path
 NATIVE_DIR = Path(__file__).resolve().parent / "native"
 CFLAGS = ["-std=gnu11", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"]
 
-#: prints the facts about a Python installation that the shim needs, one "key<TAB>value" per line (stdlib only)
-QUERY = r'''
-import os, site, sys, sysconfig
-def _libpython():
-    libdir = sysconfig.get_config_var("LIBDIR") or ""
-    for name in (sysconfig.get_config_var("INSTSONAME"), sysconfig.get_config_var("LDLIBRARY")):
-        if name and (name.endswith(".so") or ".so." in name) and os.path.isfile(os.path.join(libdir, name)):
-            return os.path.join(libdir, name)
-    return ""
-_dirs = list(site.getsitepackages()) if hasattr(site, "getsitepackages") else []
-if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
-    _dirs.append(site.getusersitepackages())
-_home = sys.base_prefix if sys.base_prefix == sys.base_exec_prefix else sys.base_prefix + ":" + sys.base_exec_prefix
-print("version\t%d.%d" % sys.version_info[:2])
-print("libpython\t" + _libpython())
-print("home\t" + _home)
-print("stdlib\t" + sysconfig.get_path("stdlib"))
-for _d in _dirs:
-    print("sitedir\t" + _d)
-'''
-
-#: run once in an interpreter the shim started: the Python's identity and site folders (a venv's, with .pth files)
-BOOTSTRAP = r'''
-def boot(executable, sitedirs):
-    import site, sys
-    sys.executable = executable
-    if not getattr(sys, "argv", None):
-        sys.argv = [""]
-    before = list(sys.path)
-    for d in sitedirs.split("\n"):
-        if d and d not in sys.path:
-            site.addsitedir(d)
-    added = [p for p in sys.path if p not in before]
-    first = next((i for i, p in enumerate(before) if p.rstrip("/").endswith("-packages")), len(before))
-    sys.path[:] = before[:first] + added + before[first:]   # the recorded folders first (a venv's)
-'''
-
-#: per instantiation: import the FMU's entry module from its resources and make the bridge instance
-LOADER = r'''
-import importlib, sys, traceback
-def load(resources, module, name, visible, logging_on, log):
-    try:
-        entry = sys.modules.get(module)
-        if entry is None:
-            sys.path.insert(0, resources)
-            try:
-                entry = importlib.import_module(module)
-            finally:
-                if resources in sys.path:
-                    sys.path.remove(resources)
-        return entry.fmi2_instantiate(resources, name, bool(visible), bool(logging_on), log)
-    except BaseException as exc:
-        text = "fmi2Instantiate: %s: %s" % (type(exc).__name__, exc)
-        if not isinstance(exc, ImportError):
-            text += "\n" + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        log(3, b"logStatusError", text.encode("utf-8", "backslashreplace").replace(b"\0", b"?"))
-        return None
-'''
+#: the shim's Python (query, boot, load), compiled into the binary as text
+SUPPORT = NATIVE_DIR / "shim_python.py"
 
 
 def python_installation() -> dict[str, object]:
@@ -84,9 +28,11 @@ def python_installation() -> dict[str, object]:
     import contextlib
     import io
 
+    namespace: dict = {}
+    exec(compile(SUPPORT.read_text(encoding="utf-8"), str(SUPPORT), "exec"), namespace)   # our own file
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(QUERY, "<fmu-mbs query>", "exec"), {})   # our own constant code, not outside input
+        namespace["query"]()
     info: dict[str, object] = {"sitedir": [], "executable": sys.executable}
     for line in out.getvalue().splitlines():
         key, _, value = line.partition("\t")
@@ -123,12 +69,13 @@ def compile_binary(dest: Path, guid: str, entry_module: str, model_identifier: s
     if cc is None:
         raise RuntimeError("no C compiler found (set CC, or install gcc)")
     info = python_installation()
+    support = SUPPORT.read_text(encoding="utf-8")
     config = {
         "FMU_GUID": guid, "FMU_ENTRY_MODULE": entry_module, "FMU_MODEL_IDENTIFIER": model_identifier,
         "PY_EXECUTABLE": str(info["executable"]), "PY_LIBPYTHON": str(info.get("libpython", "")),
         "PY_HOME": str(info.get("home", "")), "PY_STDLIB": str(info.get("stdlib", "")),
         "PY_VERSION": str(info.get("version", "")), "PY_SITEDIRS": "\n".join(info["sitedir"]),
-        "PY_QUERY": QUERY, "PY_BOOTSTRAP": BOOTSTRAP, "PY_LOADER": LOADER,
+        "PY_SUPPORT": support, "PY_QUERY": support + "\nquery()\n",
     }
     with tempfile.TemporaryDirectory(prefix="fmu_mbs_cc_") as tmp:
         header = Path(tmp) / "fmu_config.h"

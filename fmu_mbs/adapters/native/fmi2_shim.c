@@ -349,7 +349,7 @@ static int bootstrap(const PyLocation *loc, char *err, size_t nerr) {
     PyObject *builtins = py.ImportModule("builtins");
     PyObject *exec = builtins ? py.GetAttrString(builtins, "exec") : NULL;
     PyObject *globals = py.DictNew();
-    PyObject *r = exec && globals ? py.CallFunction(exec, "sO", PY_BOOTSTRAP, globals) : NULL;
+    PyObject *r = exec && globals ? py.CallFunction(exec, "sO", PY_SUPPORT, globals) : NULL;
     PyObject *boot = r ? py.DictGetItemString(globals, "boot") : NULL;   /* borrowed */
     PyObject *done = boot ? py.CallFunction(boot, "ss", loc->executable, loc->sitedirs) : NULL;
     int ok = done != NULL;
@@ -624,7 +624,7 @@ static int make_loader(char *err, size_t nerr) {
     PyObject *builtins = py.ImportModule("builtins");
     PyObject *exec = builtins ? py.GetAttrString(builtins, "exec") : NULL;
     PyObject *globals = py.DictNew();
-    PyObject *r = exec && globals ? py.CallFunction(exec, "sO", PY_LOADER, globals) : NULL;
+    PyObject *r = exec && globals ? py.CallFunction(exec, "sO", PY_SUPPORT, globals) : NULL;
     if (r) {
         loader = py.DictGetItemString(globals, "load");   /* borrowed; globals is kept alive below */
         py.DecRef(r);
