@@ -365,10 +365,13 @@ def test_fmu_rho_inf_is_checked_and_the_state_holds_the_pseudo_accelerations(fmu
     from fmpy.fmi1 import FMICallException
 
     from fmu_harness import Slave, replays_from_saved_state
-    bad = Slave(fmus["double_pendulum"], "bad_rho").start(**{"solver.integrator": 1, "solver.rho_inf": 1.5})
-    assert any("solver.rho_inf must be in [0, 1], got 1.5" in m for m in bad.log)
-    with pytest.raises(FMICallException, match="status 2"):
-        bad.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
+    bad = Slave(fmus["double_pendulum"], "bad_rho")     # the declared range [0, 1] is enforced at fmi2SetReal
+    bad.fmu.setupExperiment(startTime=0.0)
+    bad.fmu.enterInitializationMode()
+    with pytest.raises(FMICallException, match="status 3"):
+        bad.fmu.setReal([bad.vr["solver.rho_inf"]], [1.5])
+    assert any("'solver.rho_inf'" in m and "must be in [0.0, 1.0], got 1.5" in m for m in bad.log)
+    bad.fmu.exitInitializationMode()                       # with the default 0.8
     bad.close()
     s = Slave(fmus["double_pendulum"], "galpha_rollback").start(**{"solver.integrator": 1, "solver.rho_inf": 0.3})
     watch = ["P2.r[1]", "P2.v[2]", "energy.total"]
