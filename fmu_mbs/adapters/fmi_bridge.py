@@ -25,6 +25,7 @@ from . import fmu_state
 from .progress import first_run_notice
 
 OK, WARNING, DISCARD, ERROR, FATAL = range(5)
+SMALL = 16   # up to this many values per call, plain Python beats numpy's per-call overhead
 INSTANTIATED, INITIALIZATION, STEP, TERMINATED, FAILED = range(5)
 MODE_NAMES = ("Instantiated", "Initialization Mode", "Step Mode (slave initialized)", "Terminated",
               "the error mode (after a failed call)")
@@ -103,6 +104,7 @@ class Instance:
         n = len(self.vars)
         self.kind = np.full(n, OTHER, dtype=np.int8)
         self.out_pos = np.full(n, -1, dtype=np.int64)   # position of an output in slave.y
+        self.rules = []   # per variable: (settable, fixed, allowed values, min, max)
         outputs = 0
         for k, v in enumerate(self.vars):
             if v.value_reference != k:
@@ -111,6 +113,11 @@ class Instance:
             if v.causality == Fmi2Causality.output:
                 self.out_pos[k] = outputs
                 outputs += 1
+            settable = v.causality in (Fmi2Causality.parameter, Fmi2Causality.input) and v.setter is not None
+            fixed = v.causality == Fmi2Causality.parameter and v.variability == Fmi2Variability.fixed
+            self.rules.append((settable, fixed, getattr(v, "allowed", None), getattr(v, "min", None),
+                               getattr(v, "max", None)))
+        self.kind_list, self.pos_list = self.kind.tolist(), self.out_pos.tolist()   # for the per-value paths
         self.flush()
 
     # --- logging ------------------------------------------------------------------------------------
@@ -203,27 +210,47 @@ class Instance:
         return float(self.last_time)
 
     # --- values -------------------------------------------------------------------------------------
-    def _refs(self, mv: memoryview, kind: int, type_name: str) -> np.ndarray:
+    def _bad_ref(self, vr: int, type_name: str) -> UsageError:
+        if vr >= len(self.vars):
+            return UsageError(f"valueReference {vr} does not exist (this FMU has 0 to {len(self.vars) - 1})")
+        v = self.vars[vr]
+        actual = "Real" if isinstance(v, Real) else "an Enumeration (Integer)" if hasattr(v, "allowed") \
+            else "Integer" if isinstance(v, Integer) else type(v).__name__
+        return UsageError(f"variable '{v.name}' (valueReference {v.value_reference}) is {actual}, not {type_name}")
+
+    def _refs(self, mv: memoryview, kind: int, type_name: str) -> list[int] | np.ndarray:
+        """The value references, checked (a list for a few, a numpy array for many: each is faster there)."""
+        if len(mv) <= 4 * SMALL:
+            vrs = mv.cast("I").tolist()
+            kinds, n = self.kind_list, len(self.kind_list)
+            for vr in vrs:
+                if vr >= n or kinds[vr] != kind:
+                    raise self._bad_ref(vr, type_name)
+            return vrs
         vrs = np.frombuffer(mv, dtype=np.uint32)
         bad = np.flatnonzero(vrs >= len(self.vars))
+        if not bad.size:
+            bad = np.flatnonzero(self.kind[vrs] != kind)
         if bad.size:
-            raise UsageError(f"valueReference {int(vrs[bad[0]])} does not exist (this FMU has 0 to "
-                             f"{len(self.vars) - 1})")
-        wrong = np.flatnonzero(self.kind[vrs] != kind)
-        if wrong.size:
-            v = self.vars[int(vrs[wrong[0]])]
-            actual = "Real" if isinstance(v, Real) else "an Enumeration (Integer)" if hasattr(v, "allowed") \
-                else "Integer" if isinstance(v, Integer) else type(v).__name__
-            raise UsageError(f"variable '{v.name}' (valueReference {v.value_reference}) is {actual}, not {type_name}")
+            raise self._bad_ref(int(vrs[bad[0]]), type_name)
         return vrs
 
     def _get(self, fn_name: str, mv_vr: memoryview, mv_out: memoryview, kind: int, dtype, type_name: str) -> int:
         vrs = self._refs(mv_vr, kind, type_name)
+        if isinstance(vrs, list):
+            pos = self.pos_list
+            if self.mode == INITIALIZATION and any(pos[vr] >= 0 for vr in vrs) and not self._initialize(fn_name):
+                return ERROR
+            out, y, cast = mv_out.cast("d" if kind == REAL else "i"), self.slave.y, float if kind == REAL else int
+            for k, vr in enumerate(vrs):
+                p = pos[vr]
+                out[k] = float(y[p]) if p >= 0 else cast(self.vars[vr].getter())
+            return OK
         out = np.frombuffer(mv_out, dtype=dtype)
         if self.mode == INITIALIZATION and np.any(self.out_pos[vrs] >= 0) and not self._initialize(fn_name):
             return ERROR
         pos = self.out_pos[vrs]
-        if kind == REAL and vrs.size and np.all(pos >= 0):
+        if kind == REAL and np.all(pos >= 0):
             out[:] = self.slave.y[pos]
         else:
             for k, vr in enumerate(vrs):
@@ -252,25 +279,28 @@ class Instance:
 
     def _set(self, mv_vr: memoryview, mv_val: memoryview, kind: int, dtype, type_name: str) -> int:
         vrs = self._refs(mv_vr, kind, type_name)
-        values = np.frombuffer(mv_val, dtype=dtype)
+        vrs = vrs if isinstance(vrs, list) else vrs.tolist()
+        values = mv_val.cast("d" if kind == REAL else "i").tolist()
+        initialized = self.mode not in (INSTANTIATED, INITIALIZATION)
         for vr, value in zip(vrs, values, strict=True):
+            settable, fixed, allowed, lo, hi = self.rules[vr]
+            if settable and not (fixed and initialized) and allowed is None and lo is None and hi is None:
+                continue
             v = self.vars[vr]
             what = f"variable '{v.name}' (valueReference {v.value_reference})"
-            if v.causality not in (Fmi2Causality.parameter, Fmi2Causality.input) or v.setter is None:
+            if not settable:
                 raise UsageError(f"{what} is {v.causality.name if v.causality else 'local'}; it cannot be set")
-            if (v.causality == Fmi2Causality.parameter and v.variability == Fmi2Variability.fixed
-                    and self.mode not in (INSTANTIATED, INITIALIZATION)):
+            if fixed and initialized:
                 raise UsageError(f"{what} is a fixed parameter: it can be set only before "
                                  f"fmi2ExitInitializationMode")
-            allowed = getattr(v, "allowed", None)
-            if allowed is not None and int(value) not in allowed:
-                raise UsageError(f"{what} must be one of {sorted(allowed)}, got {int(value)}")
-            lo, hi = getattr(v, "min", None), getattr(v, "max", None)
+            if allowed is not None and value not in allowed:
+                raise UsageError(f"{what} must be one of {sorted(allowed)}, got {value}")
             if (lo is not None and not value >= lo) or (hi is not None and not value <= hi):
                 raise UsageError(f"{what} must be in [{lo}, {hi}], got {value}")
+        variables = self.vars
         for vr, value in zip(vrs, values, strict=True):
-            self.vars[vr].setter(float(value) if kind == REAL else int(value))
-        if self.mode == INITIALIZATION and vrs.size:
+            variables[vr].setter(value)
+        if self.mode == INITIALIZATION and vrs:
             self.dirty = True
         return OK
 
