@@ -157,6 +157,3 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
-    sys.stdout.flush()
-    import os
-    os._exit(0)

@@ -113,9 +113,3 @@ def main(out_dir: str = "out") -> Path:
 
 if __name__ == "__main__":
     main(*sys.argv[1:2])
-    # pythonfmu 0.7.0 FMUs occasionally corrupt the heap so that the interpreter aborts in a library destructor at
-    # exit (upstream NTNU-IHB/PythonFMU#228); all output is written by now, so leave without the destructors
-    sys.stdout.flush()
-    sys.stderr.flush()
-    import os
-    os._exit(0)

@@ -50,6 +50,16 @@ def test_model_description_is_deterministic_with_units(fmus, tmp_path):
     outputs = [v for v in md.modelVariables if v.causality == "output"]
     assert [v.name for v in outputs] == channel_names(load_model(MODELS / "pendulum.json"))
     assert len(md.initialUnknowns) == len(outputs)
+    # no output changes before a doStep: no direct feedthrough from any input (an empty dependency list)
+    assert all(u.dependencies == [] for u in md.outputs) and len(md.outputs) == len(outputs)
+    ex = md.defaultExperiment
+    assert (float(ex.startTime), float(ex.stopTime), float(ex.stepSize)) == (0.0, 10.0, 0.01)
+    switches = {v.name: v for v in md.modelVariables if v.type == "Enumeration"}
+    assert set(switches) == {"solver.integrator", "solver.scheme", "solver.input_interpolation"}
+    items = {t.name: [(i.name, int(i.value)) for i in t.items] for t in md.typeDefinitions}
+    assert items[switches["solver.integrator"].declaredType.name] == [("alf", 0), ("galpha", 1), ("explicit", 2)]
+    rho = next(v for v in md.modelVariables if v.name == "solver.rho_inf")
+    assert (float(rho.min), float(rho.max)) == (0.0, 1.0)
 
 
 def test_animate_reads_an_fmu_result_csv(fmus, tmp_path):
@@ -137,11 +147,19 @@ def test_nan_input_is_discarded_with_a_log_line_and_the_run_continues(fmus):
     fresh.close()
 
 
+def _failed_start(s: Slave, **values) -> Slave:
+    """Initialization that the FMU refuses: fmi2Error (status 3) from fmi2ExitInitializationMode."""
+    with pytest.raises(FMICallException, match="fmi2ExitInitializationMode failed with status 3"):
+        s.start(**values)
+    return s
+
+
 def test_bad_parameter_is_reported_not_fatal(fmus):
-    s = Slave(fmus["pendulum"], "bad_h").start(**{"solver.h": -1.0})
+    s = _failed_start(Slave(fmus["pendulum"], "bad_h"), **{"solver.h": -1.0})
     assert any("solver.h must be a positive step" in m for m in s.log)
-    with pytest.raises(FMICallException, match="status 2"):
+    with pytest.raises(FMICallException, match="status 3"):       # the error mode refuses steps
         s.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
+    assert any("fmi2DoStep: not allowed in the error mode" in m for m in s.log)
     s.close()
 
 
@@ -218,10 +236,8 @@ def test_exposed_parameters_change_the_model_and_bad_values_are_named(fmus):
     assert s.get("cylinder.length")[0] == pytest.approx(np.linalg.norm(mount - [math.sqrt(3.0) / 2.0, 0.0]),
                                                         abs=1e-10)
     s.close()
-    bad = Slave(fmus["crane"], "bad_mass").start(**{"payload.mass": -1.0})
+    bad = _failed_start(Slave(fmus["crane"], "bad_mass"), **{"payload.mass": -1.0})
     assert any("body 'payload': 'mass' must be positive" in m for m in bad.log)
-    with pytest.raises(FMICallException, match="status 2"):
-        bad.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
     bad.close()
 
 
@@ -311,3 +327,52 @@ def test_contact_fmus_expose_their_parameters_and_output_contact_forces(fmus):
     assert abs(stuck.get("cm.v[1]")[0]) < 1e-6
     assert stuck.get("sliding.fn")[0] == pytest.approx(9.81 * math.cos(a), rel=1e-4)
     stuck.close()
+
+
+def test_deserializing_a_thousand_bad_byte_strings_gives_fmi2_error(fmus):
+    """fmi2DeSerializeFMUstate on 1,000 byte strings (random, truncated or damaged pendulum states, states of the
+    four-bar and the crane): each returns fmi2Error with the reason in the log; the instance then still replays a
+    good state bit for bit."""
+    others = []
+    for name in ("fourbar", "crane"):
+        o = Slave(fmus[name], f"other_{name}").start()
+        o.step(0.01)
+        state = o.fmu.getFMUstate()
+        others.append(bytes(o.fmu.serializeFMUstate(state)))
+        o.fmu.freeFMUstate(state)
+        o.close()
+    s = Slave(fmus["pendulum"], "fuzz").start()
+    s.step(0.01)
+    state = s.fmu.getFMUstate()
+    good = bytes(s.fmu.serializeFMUstate(state))
+    rng = np.random.default_rng(3)
+    failures = 0
+    for k in range(1000):
+        kind = k % 4
+        if kind == 0:
+            data = rng.bytes(int(rng.integers(1, 2 * len(good))))
+        elif kind == 1:
+            data = good[:int(rng.integers(1, len(good)))]
+        elif kind == 2:
+            damaged = bytearray(good)
+            damaged[int(rng.integers(0, len(good)))] ^= 1 << int(rng.integers(0, 8))
+            data = bytes(damaged)
+        else:
+            data = others[k % 2]
+        with pytest.raises(FMICallException, match="status 3"):
+            s.fmu.deSerializeFMUstate(data)
+        failures += 1
+    assert failures == 1000
+    reasons = [m for m in s.log if m.startswith("fmi2DeSerializeFMUstate: FMU state")]
+    assert len(reasons) == 1000 and sum("another model" in m for m in reasons) >= 250   # + flips in the id
+    watch = ["P1.r[1]", "P1.v[2]"]
+    s.step(0.01)
+    after = s.get(*watch)
+    restored = s.fmu.deSerializeFMUstate(good)
+    s.fmu.setFMUstate(restored)
+    s.t = 0.01
+    s.step(0.01)
+    assert np.array_equal(s.get(*watch), after)
+    s.fmu.freeFMUstate(restored)
+    s.fmu.freeFMUstate(state)
+    s.close()

@@ -365,10 +365,13 @@ def test_fmu_rho_inf_is_checked_and_the_state_holds_the_pseudo_accelerations(fmu
     from fmpy.fmi1 import FMICallException
 
     from fmu_harness import Slave, replays_from_saved_state
-    bad = Slave(fmus["double_pendulum"], "bad_rho").start(**{"solver.integrator": 1, "solver.rho_inf": 1.5})
-    assert any("solver.rho_inf must be in [0, 1], got 1.5" in m for m in bad.log)
-    with pytest.raises(FMICallException, match="status 2"):
-        bad.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
+    bad = Slave(fmus["double_pendulum"], "bad_rho")     # the declared range [0, 1] is enforced at fmi2SetReal
+    bad.fmu.setupExperiment(startTime=0.0)
+    bad.fmu.enterInitializationMode()
+    with pytest.raises(FMICallException, match="status 3"):
+        bad.fmu.setReal([bad.vr["solver.rho_inf"]], [1.5])
+    assert any("'solver.rho_inf'" in m and "must be in [0.0, 1.0], got 1.5" in m for m in bad.log)
+    bad.fmu.exitInitializationMode()                       # with the default 0.8
     bad.close()
     s = Slave(fmus["double_pendulum"], "galpha_rollback").start(**{"solver.integrator": 1, "solver.rho_inf": 0.3})
     watch = ["P2.r[1]", "P2.v[2]", "energy.total"]
@@ -422,9 +425,11 @@ def test_energy_scheme_from_the_fmu_and_the_cli_equals_the_library(fmus, tmp_pat
     assert np.max(np.abs(np.column_stack([res[n] for n in names]) - ref) / scale) < 1e-9
     default = _library_channels(cm, names, simulate(cm, 0.3, 1e-3, output_step=0.01))
     assert np.max(np.abs(default - ref) / scale) > 1e-8
-    bad = Slave(fmus["double_pendulum"], "bad_scheme").start(**{"solver.integrator": 1, "solver.scheme": 1})
+    bad = Slave(fmus["double_pendulum"], "bad_scheme")
+    with pytest.raises(FMICallException, match="fmi2ExitInitializationMode failed with status 3"):
+        bad.start(**{"solver.integrator": 1, "solver.scheme": 1})
     assert any("solver.scheme = 1 (energy-consistent) needs solver.integrator = 0" in m for m in bad.log)
-    with pytest.raises(FMICallException, match="status 2"):
+    with pytest.raises(FMICallException, match="status 3"):     # the error mode refuses steps
         bad.fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
     bad.close()
     out = tmp_path / "e.csv"

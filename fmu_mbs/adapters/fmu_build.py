@@ -8,9 +8,14 @@ An FMU is self-contained: its resources hold the model (``model.json``) and a co
 - the numba cache (see fmu_mbs/kernels/__init__.py) is keyed by that name and the kernel sources, not by the
   temporary folder a master extracts the FMU to, so the second run of an FMU pays no JIT cost.
 
-Each FMU gets its own entry script ``fmu_<model>_<hash>.py`` (unique module name, no numba in it: pythonfmu
-re-executes the script text, and numba caching cannot work there) that only subclasses the generic slave.
+Each FMU gets its own entry script ``fmu_<model>_<hash>.py`` (unique module name, no numba in it) that only
+subclasses the generic slave and hands instances to the bridge (adapters/fmi_bridge.py).
 The modelDescription.xml is deterministic (GUID from the content, no timestamp) and checked with fmpy validate.
+
+The Linux binary is our own FMI 2.0 shim (adapters/native/fmi2_shim.c, see adapters/fmu_native.py), compiled here
+with the system C compiler: it brings up the Python that builds the FMU, in any host. Without a C compiler the
+FMU keeps pythonfmu's binary (a warning says so: a non-Python host then needs libpython preloaded); the Windows
+binary is pythonfmu's.
 """
 
 from __future__ import annotations
@@ -21,7 +26,10 @@ import re
 import shutil
 import sys
 import tempfile
+import warnings
+import zipfile
 from pathlib import Path
+from xml.etree import ElementTree
 
 from ..model import Model, load_model, model_to_dict
 
@@ -38,7 +46,7 @@ except ImportError as exc:  # reported by the FMU at fmi2Instantiate, through th
     raise ImportError(f"FMU {ident!r} needs a Python with numpy, scipy and numba (pip install numpy scipy numba); "
                       f"the Python running it lacks one: {{exc}}") from exc
 
-from {package}.adapters import fmu_slave
+from {package}.adapters import fmi_bridge, fmu_slave
 from {package}.adapters.fmu_slave import MbsSlave
 
 # pythonfmu 0.7.0 re-executes this script with this module's dict as globals at every instantiation and then
@@ -48,6 +56,11 @@ fmu_slave.KEEPALIVE.append(globals())
 
 class {ident}(MbsSlave):
     """{description}"""
+
+
+def fmi2_instantiate(resources, instance_name, visible, logging_on, log):
+    """Called by the FMU's binary (adapters/native/fmi2_shim.c) at fmi2Instantiate."""
+    return fmi_bridge.instantiate({ident}, resources, instance_name, visible, logging_on, log)
 '''
 
 
@@ -57,8 +70,9 @@ NOT_IN_FMU = ("studies", "cli.py", "__main__.py")
 
 
 def _in_fmu(path: Path) -> bool:
+    """True for a library file the FMU's copy carries (adapters/native/ is compiled into the FMU's binary)."""
     rel = path.relative_to(PACKAGE_DIR).parts
-    return "__pycache__" not in rel and rel[0] not in NOT_IN_FMU
+    return "__pycache__" not in rel and rel[0] not in NOT_IN_FMU and rel[:2] != ("adapters", "native")
 
 
 def package_hash() -> str:
@@ -84,7 +98,7 @@ def model_identifier(name: str) -> str:
 
 
 def _copy_package(dest: Path) -> None:
-    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc", "viewer_assets")
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc", "viewer_assets", "native")
     shutil.copytree(PACKAGE_DIR, dest, ignore=lambda d, names: set(skip(d, names)) | (
         set(NOT_IN_FMU) & set(names) if Path(d) == PACKAGE_DIR else set()))
 
@@ -124,11 +138,35 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
             for name in [m for m in sys.modules if m == module or m.split(".")[0] == package]:
                 if name == module:
                     del sys.modules[name]
+        _install_binary(fmu_path, stage, module, ident)
     if validate:
         problems = validate_fmu(fmu_path)
         if problems:
             raise RuntimeError(f"FMU '{fmu_path}' failed fmpy validate:\n  " + "\n  ".join(problems))
     return fmu_path
+
+
+def _install_binary(fmu_path: Path, stage: Path, module: str, ident: str) -> None:
+    """Put our compiled shim in place of pythonfmu's linux64 binary (a warning, and pythonfmu's, without a C
+    compiler)."""
+    from .fmu_native import compile_binary, compiler
+
+    if not sys.platform.startswith("linux"):
+        return
+    if compiler() is None:
+        warnings.warn(f"FMU '{fmu_path.name}': no C compiler (gcc, or $CC), so it keeps pythonfmu's binary: a "
+                      f"non-Python host must preload libpython (docs/using-in-modelica-and-simulink.md)", stacklevel=3)
+        return
+    with zipfile.ZipFile(fmu_path) as z:
+        guid = ElementTree.fromstring(z.read("modelDescription.xml")).get("guid")
+        entries = [(info, z.read(info.filename)) for info in z.infolist()]
+    binary = compile_binary(stage / f"{ident}.so", guid, module, ident)
+    name = f"binaries/linux64/{ident}.so"
+    with zipfile.ZipFile(fmu_path, "w", zipfile.ZIP_DEFLATED) as z:
+        for info, data in entries:
+            if info.filename != name:
+                z.writestr(info, data)
+        z.write(binary, name)
 
 
 def validate_fmu(path: str | Path) -> list[str]:

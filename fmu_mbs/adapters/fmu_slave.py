@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import pickle
 import traceback
 import uuid
 from pathlib import Path
@@ -39,6 +38,7 @@ from xml.etree.ElementTree import Element, SubElement
 
 import numpy as np
 from pythonfmu import Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real
+from pythonfmu.default_experiment import DefaultExperiment
 from pythonfmu.enums import Fmi2Status
 
 from ..analyses.assembly import assemble
@@ -51,24 +51,60 @@ from ..model import ModelBuilder, load_model
 from ..model.elements import EXPOSED_UNITS
 from ..model.functions import External
 from ..model.names import UNITS, channels, driver_input_channels, input_channels
+from . import fmu_state
 
 INTEGRATORS = {0: "alf", 1: "galpha", 2: "explicit"}
+DEFAULT_STOP, DEFAULT_STEP = 10.0, 0.01   # DefaultExperiment (s): communication steps of 10 solver.h
 
 #: references to the FMU entry scripts' module dicts (see the KEEPALIVE note in adapters/fmu_build.py)
 KEEPALIVE: list = []
 
 
-class UnitReal(Real):
-    """A pythonfmu Real with a unit attribute."""
+#: the integer switches, declared as FMI enumerations: type name -> ((value, item name, description), ...)
+ENUMERATIONS = {
+    "Integrator": ((0, "alf", "index-3 augmented Lagrangian, trapezoidal rule"),
+                   (1, "galpha", "the same on the generalized-alpha scheme"),
+                   (2, "explicit", "explicit midpoint (contact scenes; h below the stability limit)")),
+    "TrapezoidalScheme": ((0, "ali3p", "ALI3-P with projections"),
+                          (1, "energy", "energy-consistent (no energy loss on fast rotations)")),
+    "InputInterpolation": ((0, "hold", "inputs held over a communication step"),
+                           (1, "linear", "inputs ramped linearly from the previous communication point")),
+}
 
-    def __init__(self, name: str, unit: str | None = None, **kwargs):
+
+class UnitReal(Real):
+    """A pythonfmu Real with a unit attribute and an optional range (``min``, ``max``)."""
+
+    def __init__(self, name: str, unit: str | None = None, min: float | None = None, max: float | None = None,
+                 **kwargs):
         super().__init__(name, **kwargs)
-        self.unit = unit
+        self.unit, self.min, self.max = unit, min, max
 
     def to_xml(self) -> Element:
         el = super().to_xml()
+        real = el.find("Real")
         if self.unit:
-            el.find("Real").set("unit", self.unit)
+            real.set("unit", self.unit)
+        for key in ("min", "max"):
+            if getattr(self, key) is not None:
+                real.set(key, repr(float(getattr(self, key))))
+        return el
+
+
+class EnumInteger(Integer):
+    """An Integer accessed with fmi2Get/SetInteger, declared as an Enumeration of ``ENUMERATIONS[declared_type]``."""
+
+    def __init__(self, name: str, declared_type: str, **kwargs):
+        super().__init__(name, **kwargs)
+        self.declared_type = declared_type
+        values = [v for v, _, _ in ENUMERATIONS[declared_type]]
+        self.min, self.max, self.allowed = min(values), max(values), frozenset(values)
+
+    def to_xml(self) -> Element:
+        el = super().to_xml()
+        node = el.find("Integer")
+        node.tag = "Enumeration"
+        node.set("declaredType", self.declared_type)
         return el
 
 
@@ -86,6 +122,9 @@ class MbsSlave(Fmi2Slave):
         self.description = self.model.description or f"fmu-mbs model {self.model.name}"
         self.guid = uuid.uuid5(uuid.NAMESPACE_URL, "fmu-mbs:" + __name__.split(".")[0] + ":"
                                + hashlib.sha1(text.encode()).hexdigest())
+        #: identifies this model and library build in serialized states
+        self.state_id = hashlib.sha256(f"{self.guid}:{__name__}".encode()).digest()[:16]
+        self.default_experiment = DefaultExperiment(start_time=0.0, stop_time=DEFAULT_STOP, step_size=DEFAULT_STEP)
         dim = self.model.dimension
         self.gravity = np.array(list(self.model.gravity), dtype=float)
         self.h = 1e-3
@@ -124,7 +163,7 @@ class MbsSlave(Fmi2Slave):
              description="Newton tolerance of the integrator (max |dq|, m or rad)", **par)
         real("solver.penalty", "1", lambda: self.penalty, lambda v: setattr(self, "penalty", float(v)),
              description="ALF penalty factor (times the largest mass-matrix diagonal)", **par)
-        self.register_variable(Integer("solver.integrator", getter=lambda: self.integrator_kind,
+        self.register_variable(EnumInteger("solver.integrator", "Integrator", getter=lambda: self.integrator_kind,
                                        setter=lambda v: setattr(self, "integrator_kind", int(v)),
                                        description="0 = index-3 augmented Lagrangian, trapezoidal rule; "
                                                    "1 = the same on the generalized-alpha scheme; 2 = explicit "
@@ -132,13 +171,14 @@ class MbsSlave(Fmi2Slave):
                                nested=False)
         real("solver.rho_inf", "1", lambda: self.rho_inf, lambda v: setattr(self, "rho_inf", float(v)),
              description="generalized-alpha (solver.integrator = 1): spectral radius at infinite frequency, "
-                         "in [0, 1]; 1 = no numerical damping", **par)
-        self.register_variable(Integer("solver.scheme", getter=lambda: self.scheme,
+                         "in [0, 1]; 1 = no numerical damping", min=0.0, max=1.0, **par)
+        self.register_variable(EnumInteger("solver.scheme", "TrapezoidalScheme", getter=lambda: self.scheme,
                                        setter=lambda v: setattr(self, "scheme", int(v)),
                                        description="trapezoidal rule (solver.integrator = 0): 0 = ALI3-P with "
                                                    "projections, 1 = energy-consistent (no energy loss on "
                                                    "fast rotations)", **par), nested=False)
-        self.register_variable(Integer("solver.input_interpolation", getter=lambda: self.input_interpolation,
+        self.register_variable(EnumInteger("solver.input_interpolation", "InputInterpolation",
+                                           getter=lambda: self.input_interpolation,
                                        setter=lambda v: setattr(self, "input_interpolation", int(v)),
                                        description="0 = hold inputs over a step, 1 = ramp linearly from the "
                                                    "previous communication point", **par), nested=False)
@@ -325,17 +365,34 @@ class MbsSlave(Fmi2Slave):
         self.log(f"{where} failed: {exc}\n{''.join(traceback.format_exception(exc))}", Fmi2Status.error)
 
     # --- state ----------------------------------------------------------------------------------------
-    def _get_fmu_state(self):
+    def _get_fmu_state(self) -> dict:
         integ = None if self.integ is None else self.integ.save()
         chan = None if self.chan is None else (None if self.chan._prev_s is None else self.chan._prev_s.copy(),
                                                self.chan.ev.zs.copy())
-        return {"integ": integ, "chan": chan, "u_set": self.u_set.copy(), "u_prev": self.u_prev.copy(),
-                "d_set": self.d_set.copy(), "y": self.y.copy()}
+        return {"model_id": self.state_id, "solver": (self.integrator_kind, self.scheme), "integ": integ,
+                "chan": chan, "u_set": self.u_set.copy(), "u_prev": self.u_prev.copy(), "d_set": self.d_set.copy(),
+                "y": self.y.copy()}
+
+    def state_from_parsed(self, parsed: fmu_state.ParsedState) -> dict:
+        """A state read from bytes, checked against this instance (StateError with the reason)."""
+        template = self._get_fmu_state()
+        tree = fmu_state.rebuild(parsed, {k: v for k, v in template.items() if k != "model_id"}, self.state_id)
+        return {**tree, "model_id": self.state_id}
 
     def _set_fmu_state(self, state) -> None:
+        if isinstance(state, fmu_state.ParsedState):
+            state = self.state_from_parsed(state)
+        if state.get("model_id") != self.state_id:
+            raise fmu_state.StateError(f"model '{self.model.name}': the FMU state belongs to another model or build")
+        if tuple(state["solver"]) != (self.integrator_kind, self.scheme):
+            raise fmu_state.StateError(f"model '{self.model.name}': the FMU state was saved with (solver.integrator, "
+                                       f"solver.scheme) = {tuple(state['solver'])}, this instance runs "
+                                       f"{(self.integrator_kind, self.scheme)}")
+        if (state["integ"] is None) != (self.integ is None):
+            raise fmu_state.StateError(f"model '{self.model.name}': an FMU state saved "
+                                       f"{'before' if state['integ'] is None else 'after'} initialization cannot be "
+                                       f"restored {'after' if self.integ is not None else 'before'} it")
         if state["integ"] is not None:
-            if self.integ is None:
-                raise FmuMbsError(f"model '{self.model.name}': cannot restore a running state before initialization")
             self.integ.restore(state["integ"])
         if state["chan"] is not None and self.chan is not None:
             prev, ref = state["chan"]
@@ -347,17 +404,19 @@ class MbsSlave(Fmi2Slave):
         self.y[:] = state["y"]
 
     @staticmethod
-    def _fmu_state_to_bytes(state) -> bytes:
-        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    def _fmu_state_to_bytes(state: dict) -> bytes:
+        return fmu_state.to_bytes({k: v for k, v in state.items() if k != "model_id"}, state["model_id"])
 
     @staticmethod
-    def _fmu_state_from_bytes(data: bytes):
-        return pickle.loads(data)
+    def _fmu_state_from_bytes(data: bytes) -> fmu_state.ParsedState:
+        return fmu_state.parse(data)
 
     # --- model description ----------------------------------------------------------------------------
     def to_xml(self, model_options=None) -> Element:
-        """pythonfmu's description plus: UnitDefinitions, units on every Real, InitialUnknowns, a deterministic
-        GUID and no generation timestamp (so equal builds give equal files)."""
+        """pythonfmu's description plus: UnitDefinitions, TypeDefinitions (the switches' enumerations), units and
+        ranges, Outputs without direct feedthrough (``dependencies=""``: an output changes only in fmi2DoStep and
+        fmi2ExitInitializationMode), InitialUnknowns (computed in Initialization Mode), a deterministic GUID and no
+        generation timestamp (so equal builds give equal files)."""
         root = super().to_xml(model_options or {})
         root.attrib.pop("generationDateAndTime", None)
         units = sorted(set(self._units.values()))
@@ -365,11 +424,19 @@ class MbsSlave(Fmi2Slave):
         for u in units:
             SubElement(SubElement(ud, "Unit", {"name": u}), "BaseUnit", {k: str(v) for k, v in UNITS[u].items()}
                        if u in UNITS else {})
-        root.insert(list(root).index(root.find("CoSimulation")) + 1, ud)
+        at = list(root).index(root.find("CoSimulation")) + 1
+        root.insert(at, ud)
+        types = Element("TypeDefinitions")
+        for name, items in ENUMERATIONS.items():
+            enum = SubElement(SubElement(types, "SimpleType", {"name": name}), "Enumeration")
+            for value, item, text in items:
+                SubElement(enum, "Item", {"name": item, "value": str(value), "description": text})
+        root.insert(at + 1, types)
         structure = root.find("ModelStructure")
         outputs = structure.find("Outputs")
         if outputs is not None:
             initial = SubElement(structure, "InitialUnknowns")
             for unknown in outputs:
+                unknown.set("dependencies", "")
                 SubElement(initial, "Unknown", {"index": unknown.get("index")})
         return root

@@ -1,7 +1,7 @@
 /* fmu_host: a minimal native FMI 2.0 co-simulation importer, written the way a Modelica tool's or Simulink's FMU
  * import loads an FMU: read modelDescription.xml, dlopen binaries/linux64/<modelIdentifier>.so, resolve the fmi2
  * functions, instantiate with a logger callback and step it with fmi2DoStep. No Python in this program: the FMU's
- * binary (pythonfmu's wrapper) starts its own interpreter; see docs/using-in-modelica-and-simulink.md.
+ * binary starts its own interpreter; see docs/using-in-modelica-and-simulink.md.
  *
  * It runs the crane FMU of fmu-mbs with the master-side PD law of integration/crane_pd_demo.py on the boom angle
  * (or a constant force) and writes every output at every communication point to a CSV file.
@@ -13,16 +13,16 @@
  *     --input NAME        the input the law drives (default cylinder.f)
  *     --angle NAME        controlled output (default boom_hinge.s), --rate NAME its rate (default boom_hinge.sd)
  *     --f0 F              feed-forward force, N (default 0); --kp KP (N/rad, default 2e5); --kd KD (default 2e4)
- *     --const F           no PD law: the input is F at every step
+ *     --const F           no PD law: the input is F at every step (with --input -: no input is set; any FMU)
  *     --param NAME=VALUE  set a Real or Integer variable in initialization mode (repeatable)
  *     --nan-at T          from the first communication point >= T the input is NaN (a failing case)
  *     --state-check N     at half the run, save the FMU state, do N steps, restore it, redo them: the outputs
  *                         must be equal bit for bit (fmi2GetFMUstate / fmi2SetFMUstate)
  *     --repeat N          N complete runs in one process (dlopen ... dlclose each time), as a tool that runs
  *                         several simulations in one session (Simulink in MATLAB); stops at the first failure
- *     --libpython PATH    dlopen PATH with RTLD_GLOBAL before the FMU (what LD_PRELOAD does, from the host)
- *     --exit normal       return from main (runs atexit handlers and library destructors, i.e. Py_Finalize of
- *                         pythonfmu's interpreter); default "fast": _exit() once everything is freed and written
+ *     --libpython PATH    dlopen PATH with RTLD_GLOBAL before the FMU (not needed: the FMU loads its own Python)
+ *     --exit fast         _exit() once everything is freed and written (skips exit handlers and destructors);
+ *                         default "normal": return from main
  *     --logging off       instantiate with loggingOn = fmi2False (default on)
  *     --quiet             no per-run summary on stdout
  *
@@ -362,7 +362,7 @@ static void write_row(FILE *csv, double t, double u, const double *y, size_t ny)
 static int parse_options(int argc, char **argv, Options *o) {
     *o = (Options){.out_path = "fmu_host.csv", .input_name = "cylinder.f", .angle_name = "boom_hinge.s",
                    .rate_name = "boom_hinge.sd", .stop = 6.0, .step = 1e-3, .kp = 2.0e5, .kd = 2.0e4,
-                   .nan_at = INFINITY, .fast_exit = 1, .repeat = 1, .logging = 1};
+                   .nan_at = INFINITY, .fast_exit = 0, .repeat = 1, .logging = 1};
     if (argc < 2 || argv[1][0] == '-') return -1;
     o->dir = argv[1];
     for (int i = 2; i < argc; i++) {
@@ -410,10 +410,11 @@ static int read_fmu(const Options *o, Fmu *f) {
     snprintf(path, sizeof path, "%s/modelDescription.xml", f->dir);
     if (parse_model_description(path, &f->md)) return -1;
     const ModelDescription *md = &f->md;
-    f->input = find_variable(md, o->input_name);
+    int no_input = o->use_constant && !strcmp(o->input_name, "-");
+    f->input = no_input ? NULL : find_variable(md, o->input_name);
     f->angle = o->use_constant ? NULL : find_variable(md, o->angle_name);
     f->rate = o->use_constant ? NULL : find_variable(md, o->rate_name);
-    if (!f->input || (!o->use_constant && (!f->angle || !f->rate))) {
+    if ((!f->input && !no_input) || (!o->use_constant && (!f->angle || !f->rate))) {
         fprintf(stderr, "fmu_host: modelDescription.xml has no variable named '%s'\n",
                 !f->input ? o->input_name : !f->angle ? o->angle_name : o->rate_name);
         return -1;
@@ -453,7 +454,7 @@ static int state_check(const Fmi2Api *fmi, fmi2Component c, const Options *o, co
         tc = *t;
         for (int j = 0; j < n && *s <= fmi2Warning; j++) {
             double u = law(o, tc, f, y);
-            *s = fmi->set_real(c, &f->input->vr, 1, &u);
+            *s = f->input ? fmi->set_real(c, &f->input->vr, 1, &u) : fmi2OK;
             if (*s <= fmi2Warning) *s = fmi->do_step(c, tc, o->step, fmi2True);
             if (*s <= fmi2Warning) *s = fmi->get_real(c, f->out_vr, f->n_out, y);
             tc += o->step;
@@ -499,11 +500,13 @@ static int run_once(const Options *o, const Fmu *f) {
     };
     if (missing) return 1;
 
-    /* instantiate: resources as a file:// URI (pythonfmu strips "file://" and decodes only %20) */
-    char uri[8300] = "file://", *u = uri + strlen(uri);
-    for (const char *p = f->dir; *p && u < uri + sizeof uri - 16; p++) {
-        if (*p == ' ') { memcpy(u, "%20", 3); u += 3; }
-        else *u++ = *p;
+    /* instantiate: resources as a file:// URI, every byte outside RFC 3986's unreserved set (and '/')
+     * percent-encoded, as fmpy and tools write it */
+    char uri[3 * 4096 + 64] = "file://", *u = uri + strlen(uri);
+    for (const unsigned char *p = (const unsigned char *)f->dir; *p && u < uri + sizeof uri - 16; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
+            *u++ = (char)*p;
+        else u += sprintf(u, "%%%02X", *p);
     }
     strcpy(u, "/resources");
     fmi2CallbackFunctions callbacks = {logger, calloc, free, NULL, NULL};
@@ -527,7 +530,7 @@ static int run_once(const Options *o, const Fmu *f) {
             fmi.free_instance(c);
             return 1;
         }
-        if (!strcmp(p->type, "Integer")) {
+        if (!strcmp(p->type, "Integer") || !strcmp(p->type, "Enumeration")) {
             fmi2Integer v = (fmi2Integer)strtol(o->params[i].value, NULL, 10);
             s = fmi.set_integer(c, &p->vr, 1, &v);
         } else {
@@ -536,7 +539,7 @@ static int run_once(const Options *o, const Fmu *f) {
         }
     }
     double u0 = o->use_constant ? o->constant : o->f0;
-    if (s <= fmi2Warning) s = fmi.set_real(c, &f->input->vr, 1, &u0);
+    if (s <= fmi2Warning && f->input) s = fmi.set_real(c, &f->input->vr, 1, &u0);
     if (s <= fmi2Warning) s = fmi.exit_initialization_mode(c);
     if (s > fmi2Warning) {
         fprintf(stderr, "fmu_host: initialization returned %s\n", status_name(s));
@@ -570,7 +573,7 @@ static int run_once(const Options *o, const Fmu *f) {
             if (s > fmi2Warning) break;
             continue;
         }
-        s = fmi.set_real(c, &f->input->vr, 1, &force);
+        s = f->input ? fmi.set_real(c, &f->input->vr, 1, &force) : fmi2OK;
         if (s > fmi2Warning) break;
         if (k == 0) t_first_step = now();
         s = fmi.do_step(c, t, o->step, fmi2True);
@@ -626,9 +629,6 @@ int main(int argc, char **argv) {
     for (int r = 0; r < o.repeat && code == 0; r++) code = run_once(&o, &f);
     fflush(stdout);
     fflush(stderr);
-    /* pythonfmu's binary finalizes its embedded interpreter (Py_Finalize, from a static destructor) at process
-     * exit, and a heap corruption from earlier can make glibc abort there (SIGABRT). Everything is freed and
-     * written by now, so by default leave without running the exit handlers and destructors. */
     if (o.fast_exit) _exit(code);
     return code;
 }

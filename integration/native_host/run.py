@@ -3,15 +3,9 @@ from a process without Python, as a Modelica tool's or Simulink's FMU import doe
 
     python integration/native_host/run.py [--out DIR] [--stop T] [--step H] [--compare-fmpy] [-- fmu_host options]
 
-It prints the environment and the command it runs, so the run can be repeated by hand. The environment a non-Python
-host needs (see docs/using-in-modelica-and-simulink.md, where each variable is explained):
-
-- ``LD_PRELOAD``: the shared libpython of the Python that has numpy, scipy and numba. pythonfmu's binary leaves
-  every Python C-API symbol undefined, and numpy's extension modules need them in the global symbol scope.
-- ``PYTHONHOME``: that Python's installation prefix (``sys.base_prefix``). Without it the embedded interpreter
-  guesses its prefix from the first ``python3`` on ``PATH``, which may be another Python.
-- ``PYTHONPATH``: the site-packages folders of that Python (needed for a virtual environment, whose packages the
-  embedded interpreter does not find from PYTHONHOME).
+It prints the command it runs, so the run can be repeated by hand. The host runs with an empty environment
+(``env -i``): the FMU's binary finds and starts the Python that built it by itself (see
+docs/using-in-modelica-and-simulink.md).
 """
 
 from __future__ import annotations
@@ -23,10 +17,8 @@ import math
 import os
 import shlex
 import shutil
-import site
 import subprocess
 import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -40,31 +32,9 @@ ROOT = HERE.parents[1]
 CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-ffp-contract=off"]
 
 
-def libpython() -> Path:
-    """The shared libpython of the running interpreter; RuntimeError if it is built without one."""
-    libdir = sysconfig.get_config_var("LIBDIR") or ""
-    for name in (sysconfig.get_config_var("INSTSONAME"), sysconfig.get_config_var("LDLIBRARY")):
-        if name and (name.endswith(".so") or ".so." in name):
-            path = Path(libdir) / name
-            if path.is_file():
-                return path
-    raise RuntimeError(f"this Python ({sys.executable}) has no shared libpython in '{libdir}'; a non-Python host "
-                       "needs a Python built with --enable-shared (python.org, pyenv with "
-                       "PYTHON_CONFIGURE_OPTS=--enable-shared, conda and distribution packages are)")
-
-
-def site_packages() -> list[str]:
-    """The site-packages folders of the running interpreter (a venv's own and, if enabled, the base ones)."""
-    dirs = list(site.getsitepackages())
-    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
-        dirs.append(site.getusersitepackages())
-    return dirs
-
-
 def host_environment() -> dict[str, str]:
-    """The variables a non-Python process needs to run an fmu-mbs FMU with the Python running this script."""
-    return {"LD_PRELOAD": str(libpython()), "PYTHONHOME": sys.base_prefix,
-            "PYTHONPATH": os.pathsep.join(site_packages())}
+    """The environment the host runs with: empty, as ``env -i`` (nothing is needed to run an fmu-mbs FMU)."""
+    return {}
 
 
 def compile_host(dest: Path) -> Path:
@@ -78,12 +48,12 @@ def compile_host(dest: Path) -> Path:
     return exe
 
 
-def build_and_extract(dest: Path) -> Path:
-    """Build the crane FMU into dest and extract it to dest/crane (a fixed folder, as a tool would)."""
+def build_and_extract(dest: Path, model: str = "crane") -> Path:
+    """Build a catalogue FMU into dest and extract it to dest/<model> (a fixed folder, as a tool would)."""
     from fmu_mbs.adapters.fmu_build import build_fmu
 
-    fmu = build_fmu(ROOT / "models" / "crane.json", dest)
-    unzipped = dest / "crane"
+    fmu = build_fmu(ROOT / "models" / f"{model}.json", dest)
+    unzipped = dest / model
     shutil.rmtree(unzipped, ignore_errors=True)
     with zipfile.ZipFile(fmu) as z:
         z.extractall(unzipped)
@@ -162,10 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     csv = out / "crane_native_host.csv"
     cmd = [str(exe), str(unzipped), "--out", str(csv), "--stop", repr(args.stop), "--step", repr(args.step),
            "--f0", repr(f0), *args.extra]
-    env = host_environment()
-    print("environment:\n" + "".join(f"  {k}={shlex.quote(v)}\n" for k, v in env.items())
-          + "command:\n  " + shlex.join(cmd), flush=True)
-    code = subprocess.run(cmd, env={**os.environ, **env}).returncode
+    print("command (empty environment):\n  env -i " + shlex.join(cmd), flush=True)
+    code = subprocess.run(cmd, env=host_environment()).returncode
     if code == 0 and args.compare_fmpy:
         import numpy as np
 
@@ -182,9 +150,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    status = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # with --compare-fmpy this process ran the FMU; leave without the exit handlers (see the "Exit" section of
-    # docs/using-in-modelica-and-simulink.md)
-    os._exit(status)
+    sys.exit(main())
