@@ -92,6 +92,22 @@ if [f.element for f in FAMILIES] != list(FORCE_KINDS.values()):     # pragma: no
 
 #: the compiled model: the core fields and one field per family (its kernel's Arrays)
 ModelArrays = arrays_type("ModelArrays", CORE_FIELDS + tuple(f.key for f in FAMILIES), __name__)
+_SHORT_KEYS = {"cont": "contact"}
+
+
+def _family_field(self, name: str):
+    """``m.pc_row`` reads ``m.pc.row``: the flat ``<family>_<field>`` names of the arrays before the registry, for
+    Python callers (the kernels read the nested fields)."""
+    key, _, field = name.partition("_")
+    key = _SHORT_KEYS.get(key, key)
+    if field and key in type(self)._fields:
+        fam = tuple.__getitem__(self, type(self)._fields.index(key))
+        if field in getattr(fam, "_fields", ()):
+            return getattr(fam, field)
+    raise AttributeError(f"ModelArrays has no field '{name}'")
+
+
+ModelArrays.__getattr__ = _family_field
 
 
 def elements_of(model, family: Family) -> list:

@@ -332,12 +332,13 @@ def end_powers(m, sv, st, ws, t1, noncons, balance):
     return 0.0, p_in
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z):
     """Advance the State ``st`` by n_steps steps of size h (s). Returns (status, steps done, max |dq| of the failing
     step, or for SINGULAR the envelope row whose pivot failed); on failure the state is left at the start of the
     failing step. m: ModelArrays; pat: PatternArrays; ws: Work; opt: Options; rep (n_steps, N_REP); rec_* (n_steps,
-    .), or (0, .) to skip (rec_z: element states)."""
+    .), or (0, .) to skip (rec_z: element states). Without NRT: it allocates nothing, and the inlined phases read
+    the named data's arrays in their loops, which NRT would count on every access."""
     sv = system_view(m, ws.fr)
     bv = body_view(m)
     sc = st.sc

@@ -9,7 +9,9 @@ these stages:
 - ``after_step``: families that keep something of the accepted step (passive cylinders' end accelerations);
 - ``multiplier_outputs``: outputs that follow from the multipliers (a stroke-driven passive cylinder's force).
 
-``mode`` (kernels.model_arrays MODE_*) switches terms off for the energy split; every family decides which of its
+The thin stages are inlined (``inline="always"``): a call that is not inlined copies the whole ModelArrays (~120
+arrays, about 1 us), so a wrapper would cost more than what it wraps. ``mode`` (kernels.model_arrays MODE_*)
+switches terms off for the energy split; every family decides which of its
 terms are dissipative or input. Sign conventions: TSDA force positive in tension (seed 004, Haug p. 445), Q = -f
 dl/dq; actuator f > 0 extends; RSDA torque n enters Q = -n dtheta/dq (Haug p. 448). A new family: one line in the
 stage that fits its need (docs/adding-an-element.md).
@@ -36,7 +38,7 @@ from .marker_loads import add_point_wrench
 from .model_arrays import MODE_FULL
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def add_gravity(m, q, Q):
     """Q += the weight m g of every body at its CM (N)."""
     g = m.gravity
@@ -46,7 +48,7 @@ def add_gravity(m, q, Q):
                         1.0, Q)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def add_marker_inputs(m, sv, q, u, Q):
     """Q += the marker loads of the input vector (force u[adr:adr+3] at the marker origin and torque u[adr+3:adr+6],
     world axes), skipping markers whose inputs are all zero."""
@@ -91,7 +93,7 @@ def add_element_forces(m, sv, t, q, u, h, zs, zn, mode, Q, out):
     return V
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def add_contact_forces(m, sv, q, h, zs, zn, mode, Q, out, cw):
     """Q += the contact forces (kernels/families/contact.py); returns their elastic energy (J)."""
     if m.contact.law.shape[0] == 0:
@@ -99,27 +101,27 @@ def add_contact_forces(m, sv, q, h, zs, zn, mode, Q, out, cw):
     return contact.add_forces(m, sv, q, h, zs, zn, mode, Q, out, cw)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def add_multiplier_forces(m, sv, q, jtw, lam, h, zs, zn, mode, Q, out):
     """Q += the forces loaded by the constraint multipliers ``lam`` through the twist rows ``jtw``: joint friction."""
     if m.jf.type.shape[0] > 0:
         joint_friction.add_friction(m.jf, sv, q, jtw, lam, h, zs, zn, mode, Q, out)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def has_multiplier_forces(m):
     """True if add_multiplier_forces has anything to do."""
     return m.jf.type.shape[0] > 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def after_step(m, sv, q, qdd, zs):
     """After an accepted step at the frames of sv: the families that keep the step's accelerations in their states."""
     if m.pc.mi.shape[0] > 0:
         passive_cylinder.after_step(m.pc, sv, q, qdd, zs)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def multiplier_outputs(m, sv, lam, out):
     """Outputs that follow from the multipliers (after a force evaluation at the same state)."""
     if m.pc.mi.shape[0] > 0:

@@ -198,7 +198,7 @@ def restore_start(st, ws):
         st.zs[k] = ws.z0[k]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def explicit_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z):
     """Advance the State ``st`` by n_steps explicit midpoint steps of size h (s). Returns (status, steps done, detail:
     the failing envelope row for SINGULAR, else 0); on failure the state is left at the start of the failing step.

@@ -67,12 +67,12 @@ CORE_FIELDS = (
 )
 
 
-def arrays_type(name: str, fields, module: str):
+def arrays_type(name: str, fields, module: str, attr: str | None = None):
     """A named tuple type for numba kernels whose type name carries this library copy's package name: numba types a
     named tuple by its class name and fields, so two copies of this library in one process (the installed one and
     an FMU's vendored ``fmu_mbs_<hash>``) would otherwise share one numba type, and the second copy's dispatchers
     would fall back to their slow path (measured 17x slower FMU steps after a library run in the same process).
-    ``module`` and the qualified name ``name`` let pickle find the type where it is defined."""
+    ``module`` and ``attr`` (the name it is bound to there; default ``name``) let pickle find the type."""
     cls = namedtuple(f"{name}_{__name__.split('.')[0]}", fields, module=module)
-    cls.__qualname__ = name
+    cls.__qualname__ = attr or name
     return cls

@@ -31,14 +31,14 @@ def body_view(m):
     return BodyView(m.body_kind, m.body_q_adr, m.body_q_num, m.body_mass, m.body_inertia)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def eval_frames_ws(m, q, qd, fr):
     """Body and marker frames of the state (q, qd) into ``fr``."""
     eval_body_frames(m, q, qd, fr.r, fr.A, fr.v, fr.w)
     eval_marker_frames(m, fr.r, fr.A, fr.v, fr.w, fr.o, fr.R, fr.vo, fr.wm)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def eval_rows_ws(m, t, q, qd, fr, rows):
     """Constraint rows (Phi, Phi_q, nu, gamma, twist rows) at (t, q, qd) with the frames ``fr`` into ``rows``."""
     eval_constraint_rows(m, t, q, qd, fr.r, fr.o, fr.R, fr.vo, fr.wm, rows.phi, rows.jac, rows.nu, rows.gamma,

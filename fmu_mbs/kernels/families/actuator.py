@@ -8,7 +8,7 @@ from numba import njit
 from ..marker_loads import add_marker_force, line, time_function
 from ..model_arrays import MODE_FULL, arrays_type
 
-Arrays = arrays_type("ActuatorArrays", ["mi", "mj", "fn", "input_adr", "out_adr"], __name__)
+Arrays = arrays_type("ActuatorArrays", ["mi", "mj", "fn", "input_adr", "out_adr"], __name__, "Arrays")
 N_OUT = 3
 N_STATES = 0
 

@@ -11,7 +11,7 @@ from ..marker_loads import add_marker_force, add_marker_torque, add_point_wrench
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 from ..rotation import cross_v
 
-Arrays = arrays_type("BushingArrays", ["mi", "mj", "k", "c", "kr", "cr", "out_adr"], __name__)
+Arrays = arrays_type("BushingArrays", ["mi", "mj", "k", "c", "kr", "cr", "out_adr"], __name__, "Arrays")
 N_OUT = 6
 N_STATES = 0
 

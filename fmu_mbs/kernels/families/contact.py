@@ -30,7 +30,7 @@ from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 
 #: per contact element: law code, CP_* parameter row, friction model, curve addresses [loading adr, n, unloading
 #: adr, n], 1 if it keeps per-point states (compiler/contacts.py decides), output block address
-Arrays = arrays_type("ContactArrays", ["law", "par", "friction", "curves", "stateful", "out_adr"], __name__)
+Arrays = arrays_type("ContactArrays", ["law", "par", "friction", "curves", "stateful", "out_adr"], __name__, "Arrays")
 N_OUT = N_CONT_OUT
 
 

@@ -25,7 +25,7 @@ from ..marker_loads import add_marker_force, line
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 
 Arrays = arrays_type("CrushSpringArrays", ["mi", "mj", "l0", "curve", "k_unload", "rate_d", "rate_p", "z_adr",
-                                           "out_adr"], __name__)
+                                           "out_adr"], __name__, "Arrays")
 N_OUT = 3
 N_STATES = 5
 Z_D_MAX = 0        # largest compression reached (m)

@@ -12,7 +12,7 @@ from ..marker_loads import add_marker_force, line, time_function
 from ..model_arrays import MODE_FULL, arrays_type
 
 Arrays = arrays_type("HydraulicCylinderArrays", ["mi", "mj", "par", "fn", "input_adr", "z_adr", "out_adr"],
-                     __name__)
+                     __name__, "Arrays")
 N_OUT = N_HYD_OUT
 N_STATES = N_HYD_STATES
 

@@ -32,7 +32,7 @@ from ..marker_loads import add_marker_torque, add_point_force
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 
 Arrays = arrays_type("JointFrictionArrays", ["type", "mi", "mj", "rows", "model", "par", "geo", "z_adr", "out_adr"],
-                     __name__)
+                     __name__, "Arrays")
 
 JF_REVOLUTE = 0
 JF_PRISMATIC = 1

@@ -51,7 +51,7 @@ from ..model_arrays import MODE_FULL, arrays_type
 from ..rotation import cross_v, dot_v
 
 Arrays = arrays_type("PassiveCylinderArrays", ["mi", "mj", "par", "fn", "input_adr", "z_adr", "row", "out_adr"],
-                     __name__)
+                     __name__, "Arrays")
 
 # parameter row (Arrays.par)
 PC_M_CYL = 0        # cylinder part: mass (kg), CM distance from P (m), inertia transverse and axial (kg m^2)

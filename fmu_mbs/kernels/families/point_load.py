@@ -8,7 +8,7 @@ from numba import njit
 from ..marker_loads import add_marker_force, add_marker_torque, time_function, to_world
 from ..model_arrays import MODE_FULL, arrays_type
 
-Arrays = arrays_type("PointLoadArrays", ["marker", "fn", "frame"], __name__)
+Arrays = arrays_type("PointLoadArrays", ["marker", "fn", "frame"], __name__, "Arrays")
 N_OUT = 0
 N_STATES = 0
 

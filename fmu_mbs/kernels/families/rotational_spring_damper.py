@@ -16,7 +16,7 @@ from ..rotation import cross_v, dot_v
 from .spring_damper import damper_force, spring_force
 
 Arrays = arrays_type("RotationalSpringDamperArrays", ["mi", "mj", "k", "theta0", "c", "fn", "spring", "damper",
-                                                      "z_adr", "out_adr"], __name__)
+                                                      "z_adr", "out_adr"], __name__, "Arrays")
 N_OUT = 3
 N_STATES = 1
 

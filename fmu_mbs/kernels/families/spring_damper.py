@@ -11,7 +11,7 @@ from ..marker_loads import add_marker_force, line, time_function
 from ..model_arrays import MODE_CONSERVATIVE, MODE_FULL, arrays_type
 
 Arrays = arrays_type("SpringDamperArrays", ["mi", "mj", "k", "l0", "c", "fn", "spring", "damper", "out_adr"],
-                     __name__)
+                     __name__, "Arrays")
 N_OUT = 3
 N_STATES = 0
 
