@@ -86,14 +86,14 @@ class FlexibleBody:
     node)."""
 
     name: str
-    mass_matrix: tuple[Vec, ...] = param("kg|kg*m|kg*m^2", "M (n x n), consistent mass matrix of the coordinates")
-    stiffness_matrix: tuple[Vec, ...] = param("N/m|N|N*m", "K (n x n), stiffness matrix of the coordinates")
+    mass_matrix: tuple[Vec, ...] = param("kg, kg*m, kg*m^2", "M (n x n), consistent mass matrix of the coordinates")
+    stiffness_matrix: tuple[Vec, ...] = param("N/m, N, N*m", "K (n x n), stiffness matrix of the coordinates")
     node_positions: tuple[Vec, ...] = param("m", "node positions, world")
     node_dofs: tuple[tuple[int, ...], ...] = param("", "per node: coordinate index of x, y, z, rx, ry, rz, -1 = "
                                                        "fixed")
-    damping_matrix: tuple[Vec, ...] = param("N*s/m|N*s|N*m*s", "C (n x n); empty = no damping", ())
-    displacement: Vec = param("m|rad", "initial coordinates u (n); empty = 0", ())
-    velocity: Vec = param("m/s|rad/s", "initial rates u' (n); empty = 0", ())
+    damping_matrix: tuple[Vec, ...] = param("N*s/m, N*s, N*m*s", "C (n x n); empty = no damping", ())
+    displacement: Vec = param("m, rad", "initial coordinates u (n); empty = 0", ())
+    velocity: Vec = param("m/s, rad/s", "initial rates u' (n); empty = 0", ())
 
 
 Body = RigidBody | PlanarBody | PointMass | FlexibleBody
