@@ -87,8 +87,9 @@ def flex_arrays(model: Model, bodies: dict, m_body: np.ndarray) -> FlexArrays:
         n = M.shape[0]
         C = np.array(b.damping_matrix, dtype=float) if len(b.damping_matrix) else np.zeros((n, n))
         mat_adr[i] = len(pool)
+        MT = np.array(b.gravity_load, dtype=float) if len(b.gravity_load) else M @ T
         pool += list(M.ravel()) + list(np.array(b.stiffness_matrix, dtype=float).ravel()) + list(C.ravel()) \
-            + list((M @ T).ravel())
+            + list(MT.ravel())
         first_node[i] = len(node_pos)
         node_pos += [list(map(float, x)) for x in b.node_positions]
         node_dof += dofs.tolist()

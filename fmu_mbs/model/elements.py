@@ -83,7 +83,7 @@ class FlexibleBody:
     Node j sits at ``node_positions[j]`` (world) and ``node_dofs[j]`` lists the coordinate index (0-based) of its
     x, y, z translation and x, y, z rotation, -1 where fixed. A marker on the body sits at a node (its position is
     the node's, world) and moves with that node's DOFs; gravity acts as M T g (T: the rigid translation of every
-    node)."""
+    node) or as ``gravity_load`` g when given."""
 
     name: str
     mass_matrix: tuple[Vec, ...] = param("kg, kg*m, kg*m^2", "M (n x n), consistent mass matrix of the coordinates")
@@ -94,6 +94,10 @@ class FlexibleBody:
     damping_matrix: tuple[Vec, ...] = param("N*s/m, N*s, N*m*s", "C (n x n); empty = no damping", ())
     displacement: Vec = param("m, rad", "initial coordinates u (n); empty = 0", ())
     velocity: Vec = param("m/s, rad/s", "initial rates u' (n); empty = 0", ())
+    gravity_load: tuple[Vec, ...] = param("kg, kg*m", "weight of the coordinates per unit gravity (n x 3): gravity "
+                                                      "acts as gravity_load g. Empty = M T, exact without fixed "
+                                                      "DOFs; with them, give M_full T_full restricted to the "
+                                                      "coordinates (the mass coupling a support takes)", ())
 
 
 Body = RigidBody | PlanarBody | PointMass | FlexibleBody

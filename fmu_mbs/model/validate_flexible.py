@@ -60,6 +60,13 @@ def flexible_body_problems(w: str, b, dim: int) -> list[str]:
         p.append(f"{w}: 'mass_matrix' must be positive definite (every coordinate needs mass)")
     if K is not None and np.linalg.eigvalsh(K).min() < -1e-9 * max(1.0, float(np.abs(K).max())):
         p.append(f"{w}: 'stiffness_matrix' must be positive semi-definite")
+    if len(b.gravity_load):
+        try:
+            gl = np.array(b.gravity_load, dtype=float)
+        except (TypeError, ValueError):
+            gl = np.zeros(0)
+        if gl.shape != (n, 3) or not np.all(np.isfinite(gl)):
+            p.append(f"{w}: 'gravity_load' must be empty or {n} x 3 finite numbers")
     for name in ("displacement", "velocity"):
         v = getattr(b, name)
         if len(v) not in (0, n) or not all(np.isfinite(np.asarray(v, dtype=float))):

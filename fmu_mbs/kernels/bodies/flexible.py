@@ -3,11 +3,12 @@
 Coordinates u (n of them, any number): the nodal displacements (m) and rotations (rad) that are not fixed.
 Node j sits at X_j (world) and has the coordinate indices ``node_dof[j] = (x, y, z, rx, ry, rz)`` of its
 translation and rotation (-1 = fixed, zero). Constant matrices (pool at ``mat_adr[b]``, row-major):
-M (n x n, kg), K (n x n, N/m), C (n x n, N s/m), and MT = M T (n x 3, kg) with T the rigid-translation map
-(T[i, c] = 1 where coordinate i is a translation along axis c), so that
+M (n x n, kg), K (n x n, N/m), C (n x n, N s/m), and MT (n x 3, kg), the weight per unit gravity: M T with T
+the rigid-translation map (T[i, c] = 1 where coordinate i is a translation along axis c) unless the model gives
+it (with fixed DOFs the exact load also holds the mass coupling to the supports, M_full T_full), so that
 
-    M u'' = -K u - C u' + M T g + (loads at the markers),
-    T_kin = 1/2 u'^T M u',  V = 1/2 u^T K u - (M T g) . u,  P_damping = u'^T C u'.
+    M u'' = -K u - C u' + MT g + (loads at the markers),
+    T_kin = 1/2 u'^T M u',  V = 1/2 u^T K u - (MT g) . u,  P_damping = u'^T C u'.
 
 A marker sits at a node: origin o = X + u_t, axes R = rot(theta) R0 (theta the node's rotation vector, R0 the
 marker's axes at rest, Rodrigues' formula), o' = u_t', w = theta' (small rotations: the linear theory's angular
@@ -123,7 +124,7 @@ def add_internal_forces(fx, b, a, n, q, qd, Q):
 
 @njit(cache=True, _nrt=False)
 def add_gravity(fx, b, a, n, g, Q):
-    """Q += M T g (N, N m): the weight of the body's mass distribution."""
+    """Q += MT g (N, N m): the weight of the body's mass distribution."""
     t0 = fx.mat_adr[b] + 3 * n * n
     for i in range(n):
         Q[a + i] += fx.pool[t0 + 3 * i] * g[0] + fx.pool[t0 + 3 * i + 1] * g[1] + fx.pool[t0 + 3 * i + 2] * g[2]
@@ -147,7 +148,7 @@ def kinetic_energy(fx, b, a, n, qd):
 
 @njit(cache=True, _nrt=False)
 def potential_energy(fx, b, a, n, g, q):
-    """1/2 u^T K u - (M T g) . u (J): elastic and gravity energy."""
+    """1/2 u^T K u - (MT g) . u (J): elastic and gravity energy."""
     t0 = fx.mat_adr[b] + 3 * n * n
     V = 0.5 * quadratic_form(fx, fx.mat_adr[b] + n * n, n, q, a, q)
     for i in range(n):
