@@ -18,9 +18,11 @@ from scipy.special import ellipk
 from fmu_mbs import load_model
 from fmu_mbs.adapters.cli import _EXAMPLES, build_parser, main
 from fmu_mbs.adapters.recording import read_csv
+from fmu_mbs.cli import STUDY_VERBS
 from fmu_mbs.model import model_from_dict
 from fmu_mbs.model.names import channels
 from fmu_mbs.model.schema import json_schema
+from fmu_mbs.studies.cli import build_parser as build_study_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "models"
@@ -177,7 +179,10 @@ def _readme_commands() -> list[str]:
 @pytest.mark.parametrize("command", _readme_commands())
 def test_readme_and_help_examples_use_shipped_models(command):
     words = shlex.split(command)[1:]
-    build_parser().parse_args(words)                        # the options exist
+    if words[0] in STUDY_VERBS:                             # the study verbs have their own parser
+        build_study_parser().parse_args(words)
+    else:
+        build_parser().parse_args(words)                    # the options exist
     for word in words:
         if word.endswith(".json"):
             assert (ROOT / word).is_file(), f"'{command}' uses {word}, which is not shipped"
