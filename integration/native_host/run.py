@@ -28,6 +28,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 HERE = Path(__file__).resolve().parent
+FMI_HEADERS = Path(importlib.util.find_spec("fmu_mbs.adapters.native").origin).parent / "fmi2"
 ROOT = HERE.parents[1]
 CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-ffp-contract=off"]
 
@@ -38,12 +39,13 @@ def host_environment() -> dict[str, str]:
 
 
 def compile_host(dest: Path) -> Path:
-    """gcc fmu_host.c -> dest/fmu_host (FMI headers: the vendored fmi2/ folder)."""
+    """gcc fmu_host.c -> dest/fmu_host (FMI headers: the package's copy, fmu_mbs/adapters/native/fmi2/, which the
+    FMU binary is built with too)."""
     gcc = shutil.which("gcc")
     if gcc is None:
         raise RuntimeError("gcc not found")
     exe = dest / "fmu_host"
-    subprocess.run([gcc, *CFLAGS, "-I", str(HERE / "fmi2"), str(HERE / "fmu_host.c"), "-o", str(exe), "-ldl", "-lm"],
+    subprocess.run([gcc, *CFLAGS, "-I", str(FMI_HEADERS), str(HERE / "fmu_host.c"), "-o", str(exe), "-ldl", "-lm"],
                    check=True)
     return exe
 
