@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from fmu_mbs.compiler import compile_model
+from fmu_mbs.kernels.bodies.dispatch import eval_body_frames, eval_marker_frames
 from fmu_mbs.kernels.constraints import eval_constraints, scatter_dense
-from fmu_mbs.kernels.frames import eval_body_frames, eval_marker_frames
-from fmu_mbs.kernels.model_arrays import MAX_ROW_COLS, ROW_CD, ROW_D
+from fmu_mbs.kernels.model_arrays import ROW_CD, ROW_D
 from fmu_mbs.kernels.row_hessians import row_hessian
 from fmu_mbs.model import ModelBuilder
 
@@ -38,7 +38,7 @@ def _jacobian(cm, q):
     m = cm.arrays
     nr = len(m.row_type)
     phi, nu, gamma = np.zeros(nr), np.zeros(nr), np.zeros(nr)
-    jac, jtw = np.zeros((nr, MAX_ROW_COLS)), np.zeros((nr, 12))
+    jac, jtw = np.zeros((nr, m.row_cols.shape[1])), np.zeros((nr, 12))
     eval_constraints(m, 0.0, q, np.zeros_like(q), phi, jac, nu, gamma, jtw)
     out = np.zeros((nr, len(q)))
     scatter_dense(jac, m.row_cols, out)
@@ -51,7 +51,7 @@ def _frames(cm, q):
     r, A, v, w = np.zeros((nb, 3)), np.zeros((nb, 3, 3)), np.zeros((nb, 3)), np.zeros((nb, 3))
     o, R, vo, wm = np.zeros((nm, 3)), np.zeros((nm, 3, 3)), np.zeros((nm, 3)), np.zeros((nm, 3))
     eval_body_frames(m, q, np.zeros_like(q), r, A, v, w)
-    eval_marker_frames(m, r, A, v, w, o, R, vo, wm)
+    eval_marker_frames(m, q, np.zeros_like(q), r, A, v, w, o, R, vo, wm)
     return r, o
 
 
@@ -73,12 +73,12 @@ def test_point_row_hessians_match_finite_differences_of_the_jacobian():
     assert sorted(set(int(t) for t in m.row_type)) == [ROW_CD, ROW_D]
     checked = 0
     for k in range(len(m.row_type)):
-        hl = np.zeros((MAX_ROW_COLS, MAX_ROW_COLS))
+        hl = np.zeros((m.row_cols.shape[1], m.row_cols.shape[1]))
         assert row_hessian(m, k, r, o, hl)
         H = np.zeros((cm.n_q, cm.n_q))
         cols = m.row_cols[k]
-        for c1 in range(MAX_ROW_COLS):
-            for c2 in range(MAX_ROW_COLS):
+        for c1 in range(m.row_cols.shape[1]):
+            for c2 in range(m.row_cols.shape[1]):
                 if cols[c1] >= 0 and cols[c2] >= 0:
                     H[cols[c1], cols[c2]] += hl[c1, c2]
         assert np.allclose(H, H.T, atol=0.0)
@@ -97,6 +97,6 @@ def test_rows_outside_the_module_are_reported():
     cm = compile_model(b.build())
     m = cm.arrays
     r, o = _frames(cm, np.array(cm.q0, dtype=float))
-    hl = np.full((MAX_ROW_COLS, MAX_ROW_COLS), 7.0)
+    hl = np.full((m.row_cols.shape[1], m.row_cols.shape[1]), 7.0)
     assert not any(row_hessian(m, k, r, o, hl) for k in range(len(m.row_type)))
     assert np.all(hl == 7.0)

@@ -57,7 +57,7 @@ class ChannelEvaluator:
                                   np.asarray(mk.orientation) / np.linalg.norm(mk.orientation)
                                   for mk in model.markers]).reshape(nm, 4)
         self._angle_local = np.array([mk.angle for mk in model.markers], dtype=float)
-        self._mrows = new_rows(nmeas)
+        self._mrows = new_rows(nmeas, cm.measure.row_cols.shape[1])
         rows = [cm.joint_rows[j.name] for j in model.joints]
         self._plan_arrays = (
             np.array([cm.marker_names.index(j.marker_i) for j in model.joints], dtype=np.int64),

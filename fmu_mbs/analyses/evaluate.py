@@ -13,9 +13,9 @@ import numpy as np
 from ..compiler import CompiledModel
 from ..compiler.families import FAMILIES, needs_multipliers
 from ..errors import ConvergenceError
+from ..kernels.bodies.dispatch import add_body_forces, body_potential, eval_mass, kinetic_energy
 from ..kernels.constraints import eval_constraints, scatter_dense
 from ..kernels.contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW, grown_contact_workspace
-from ..kernels.mass import add_inertia_forces, eval_mass, gravity_potential, kinetic_energy
 from ..kernels.model_arrays import MODE_FULL
 from ..kernels.outputs import eval_after_step, eval_forces, eval_frames, eval_multiplier_forces
 from .workspace import new_work
@@ -81,7 +81,8 @@ class Evaluator:
         return self.M
 
     def forces(self, t: float, q: np.ndarray, qd: np.ndarray, mode: int = MODE_FULL) -> np.ndarray:
-        """Generalized applied plus velocity-dependent inertia forces Q (n_q) with the terms of ``mode``
+        """Generalized applied forces plus the bodies' own (velocity-dependent inertia, a flexible body's elastic and
+        damping) forces Q (n_q), the applied ones with the terms of ``mode``
         (kernels.model_arrays MODE_*); sets spring_energy and the candidate element states ``zn`` (from the
         committed ``zs`` over the step ``h``)."""
         m = self.cm.arrays
@@ -94,7 +95,7 @@ class Evaluator:
                 break
             self.cw = grown_contact_workspace(self.ws.cw)  # too many candidate pairs: grow and evaluate again
         check_contact_states(self.cm, self.ws.cw)
-        add_inertia_forces(m, q, qd, self.Q)
+        add_body_forces(m, q, qd, self.Q)
         return self.Q
 
     @property
@@ -120,7 +121,8 @@ class Evaluator:
         return kinetic_energy(self.cm.arrays, q, qd)
 
     def gravity_energy(self, q: np.ndarray) -> float:
-        return gravity_potential(self.cm.arrays, q)
+        """The bodies' potential energy (J): gravity, and a flexible body's elastic energy."""
+        return body_potential(self.cm.arrays, q)
 
 
 def check_contact_states(cm: CompiledModel, cw) -> None:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..compiler.bodies import translational_coordinates
 from ..errors import AssemblyError
-from ..kernels.model_arrays import RIGID
 from .assembly import assemble_positions, solve_velocities
 from .evaluate import Evaluator
 from .linear import independent_rows, solve_kkt
@@ -87,8 +87,8 @@ def _coordinate_scales(ev: Evaluator, t: float, q: np.ndarray) -> np.ndarray:
     size = float(np.max(np.ptp(pts, axis=0))) if len(pts) > 1 else 0.0
     scale = np.ones_like(q)
     for b in range(len(m.body_kind)):
-        a, npos = m.body_q_adr[b], (m.dim if m.body_kind[b] != RIGID else 3)
-        scale[a:a + npos] = size if size > 0.0 else LENGTH_SCALE
+        scale[m.body_q_adr[b] + np.array(translational_coordinates(m, b), dtype=np.int64)] = \
+            size if size > 0.0 else LENGTH_SCALE
     return scale
 
 

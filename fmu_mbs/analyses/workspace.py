@@ -9,7 +9,6 @@ import numpy as np
 from ..compiler import CompiledModel
 from ..kernels.contact import new_contact_workspace
 from ..kernels.integrate_alf import N_SC, SC_T
-from ..kernels.model_arrays import MAX_ROW_COLS
 from ..kernels.solver_data import Frames, Options, Rows, State, Work
 
 
@@ -19,21 +18,29 @@ def new_frames(cm: CompiledModel) -> Frames:
                   np.zeros((nm, 3)), np.zeros((nm, 3, 3)), np.zeros((nm, 3)), np.zeros((nm, 3)))
 
 
-def new_rows(n_rows: int) -> Rows:
-    return Rows(np.zeros(n_rows), np.zeros((n_rows, MAX_ROW_COLS)), np.zeros(n_rows), np.zeros(n_rows),
+def new_rows(n_rows: int, n_cols: int) -> Rows:
+    """Rows of ``n_rows`` constraint rows of ``n_cols`` Jacobian columns (ModelArrays.row_cols' width)."""
+    return Rows(np.zeros(n_rows), np.zeros((n_rows, n_cols)), np.zeros(n_rows), np.zeros(n_rows),
                 np.zeros((n_rows, 12)))
+
+
+def max_body_coordinates(cm: CompiledModel) -> int:
+    """The largest body's coordinate count (the width of the mass and tangent blocks; 1 without bodies)."""
+    return max(1, int(np.max(cm.arrays.body_q_num, initial=1)))
 
 
 def new_work(cm: CompiledModel, envelope: int = 0, fd_blocks: int = 1) -> Work:
     """Work arrays of a compiled model; ``envelope``: values of the iteration matrix; ``fd_blocks``: adjacency
     entries of the finite-difference tangent (1 when there is none)."""
     n, nr, nb, nz = cm.n_q, cm.n_rows, len(cm.body_names), len(cm.arrays.z0)
+    nq, ncol = max_body_coordinates(cm), cm.arrays.row_cols.shape[1]
     vec = np.zeros
     return Work(fr=new_frames(cm), out=vec(cm.n_out), cw=new_contact_workspace(cm.arrays), zn=np.array(cm.arrays.z0),
-                rows=new_rows(nr), rows_end=new_rows(nr), Q=vec(n), Qa=vec(n), Qb=vec(n), mb=vec((nb, 7, 7)),
+                rows=new_rows(nr, ncol), rows_end=new_rows(nr, ncol), Q=vec(n), Qa=vec(n), Qb=vec(n),
+                mb=vec((nb, nq, nq)),
                 q0=vec(n), qd0=vec(n), qdd0=vec(n), lam0=vec(nr), y=vec(nr), res=vec(n), dq=vec(n), rhs=vec(n),
-                work=vec(n), val=vec(envelope), Wx=vec((max(fd_blocks, 1), 7, 7)), dlt=vec(nb),
-                jk=vec((nr, MAX_ROW_COLS)), y2=vec(nr), dq2=vec(n), pqd0=vec(n), pqdd0=vec(n), z0=vec(nz))
+                work=vec(n), val=vec(envelope), Wx=vec((max(fd_blocks, 1), nq, nq)), dlt=vec(nb),
+                jk=vec((nr, ncol)), y2=vec(nr), dq2=vec(n), pqd0=vec(n), pqdd0=vec(n), z0=vec(nz))
 
 
 def new_state(cm: CompiledModel, t: float, q, qd, qdd, lam) -> State:

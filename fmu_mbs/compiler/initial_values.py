@@ -15,13 +15,18 @@ from .compiled_model import CompiledModel
 def _body_frame(cm: CompiledModel, b: int) -> tuple[np.ndarray, np.ndarray]:
     m, q = cm.arrays, cm.q0
     a = m.body_q_adr[b]
-    if m.body_kind[b] == ma.POINT_MASS:
+    kind = m.body_kind[b]
+    if kind == ma.POINT_MASS:
         r = np.zeros(3)
         r[:m.dim] = q[a:a + m.dim]
         return r, np.eye(3)
-    if m.body_kind[b] == ma.PLANAR:
+    if kind == ma.PLANAR:
         c, s = math.cos(q[a + 2]), math.sin(q[a + 2])
         return np.array([q[a], q[a + 1], 0.0]), np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    if kind == ma.FLEXIBLE:         # the world frame; markers at their nodes (the initial displacement left out)
+        return np.zeros(3), np.eye(3)
+    if kind != ma.RIGID:
+        raise TypeError(f"body '{cm.body_names[b]}': unknown body kind code {kind}")
     e0, e1, e2, e3 = q[a + 3:a + 7] / np.linalg.norm(q[a + 3:a + 7])
     A = np.array([[2 * (e0 * e0 + e1 * e1) - 1, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
                   [2 * (e1 * e2 + e0 * e3), 2 * (e0 * e0 + e2 * e2) - 1, 2 * (e2 * e3 - e0 * e1)],

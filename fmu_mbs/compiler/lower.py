@@ -7,10 +7,10 @@ import math
 import numpy as np
 
 from ..kernels import model_arrays as ma
-from ..kernels.model_arrays import MAX_ROW_COLS
-from ..model.elements import GROUND, JOINT_COORDINATES, Model, PlanarBody, PointMass, RigidBody
+from ..model.elements import GROUND, JOINT_COORDINATES, Model
 from ..model.functions import External
 from ..model.interface import Signal
+from .bodies import flex_arrays, lower_bodies
 from .compiled_model import CompiledModel
 from .families import FAMILIES, ModelArrays, elements_of
 from .functions import FunctionPool
@@ -61,7 +61,8 @@ class _Rows:
 
 
 def _row_cols(types, bis, bjs, q_adr, q_num) -> np.ndarray:
-    cols = -np.ones((len(types), MAX_ROW_COLS), dtype=np.int64)
+    """Columns of each row: body i's coordinates, then body j's (-1 = unused); 2 x the largest body's count wide."""
+    cols = -np.ones((len(types), 2 * max(1, int(np.max(q_num, initial=1)))), dtype=np.int64)
     for k, (typ, bi, bj) in enumerate(zip(types, bis, bjs)):
         c = 0
         for b in (bi, bj):
@@ -71,41 +72,6 @@ def _row_cols(types, bis, bjs, q_adr, q_num) -> np.ndarray:
         if typ == ma.ROW_NORM:
             cols[k, 4:] = -1
     return cols
-
-
-def _bodies(model: Model) -> dict:
-    """Body table, initial coordinates and their names."""
-    dim = model.dimension
-    nb = len(model.bodies)
-    t = dict(kind=np.zeros(nb, dtype=np.int64), q_adr=np.zeros(nb, dtype=np.int64), q_num=np.zeros(nb, dtype=np.int64),
-             mass=np.zeros(nb), inertia=np.zeros((nb, 3, 3)), q0=[], qd0=[], q_names=[])
-    q0, qd0, q_names = t["q0"], t["qd0"], t["q_names"]
-    for i, b in enumerate(model.bodies):
-        t["q_adr"][i] = len(q0)
-        t["mass"][i] = b.mass
-        if isinstance(b, RigidBody):
-            t["kind"][i] = ma.RIGID
-            p = np.asarray(b.orientation) / np.linalg.norm(b.orientation)
-            E = np.array([[-p[1], p[0], -p[3], p[2]], [-p[2], p[3], p[0], -p[1]], [-p[3], -p[2], p[1], p[0]]])
-            q0 += list(b.position) + list(p)
-            qd0 += list(b.velocity) + list(0.5 * E.T @ np.asarray(b.angular_velocity))
-            t["inertia"][i] = np.asarray(b.inertia)
-            q_names += [f"{b.name}.{c}" for c in ("x", "y", "z", "e0", "e1", "e2", "e3")]
-        elif isinstance(b, PlanarBody):
-            t["kind"][i] = ma.PLANAR
-            q0 += list(b.position) + [b.angle]
-            qd0 += list(b.velocity) + [b.angular_velocity]
-            t["inertia"][i, 2, 2] = b.inertia
-            q_names += [f"{b.name}.{c}" for c in ("x", "y", "theta")]
-        elif isinstance(b, PointMass):
-            t["kind"][i] = ma.POINT_MASS
-            q0 += list(b.position)
-            qd0 += list(b.velocity)
-            q_names += [f"{b.name}.{c}" for c in ("x", "y", "z")[:dim]]
-        else:
-            raise TypeError(f"body '{b.name}': unknown body kind {type(b).__name__}")
-        t["q_num"][i] = len(q0) - t["q_adr"][i]
-    return t
 
 
 def _row_table(src: _Rows, q_adr, q_num) -> dict:
@@ -160,7 +126,7 @@ def compile_model(model: Model, *, contact_state_capacity: int | None = None) ->
     allocator. ``contact_state_capacity``: records of the contact state table (compiler.contacts; None = the
     default, 8 per shape on contacts with states)."""
     dim = model.dimension
-    bodies = _bodies(model)
+    bodies = lower_bodies(model)
     body_names = [b.name for b in model.bodies]
     bidx = {n: i for i, n in enumerate(body_names)}
     bidx[GROUND] = -1
@@ -198,7 +164,8 @@ def compile_model(model: Model, *, contact_state_capacity: int | None = None) ->
     arrays = ModelArrays(
         dim=dim, gravity=np.array(_embed(model.gravity), dtype=float),
         body_kind=bodies["kind"], body_q_adr=q_adr, body_q_num=q_num, body_mass=bodies["mass"],
-        body_inertia=bodies["inertia"], marker_body=m_body, marker_pos=m_pos, marker_rot=m_rot,
+        body_inertia=bodies["inertia"], flex=flex_arrays(model, bodies, m_body), marker_body=m_body,
+        marker_pos=m_pos, marker_rot=m_rot,
         marker_input_adr=m_input, **_row_table(rows, q_adr, q_num),
         fn_type=fn_type, fn_adr=fn_adr, fn_len=fn_len, fn_par=fn_par, curve_par=curve_par,
         z0=ctx.layout.z0_array(), **ctx.core, **family_arrays)

@@ -10,7 +10,7 @@ from numpy.polynomial import polynomial as P
 from ..errors import ModelError
 from ..kernels import model_arrays as ma
 from ..kernels.families import passive_cylinder as kp
-from ..model.elements import GROUND, Model, PassiveCylinder, PlanarBody, PointMass, RigidBody
+from ..model.elements import GROUND, FlexibleBody, Model, PassiveCylinder, PlanarBody, PointMass, RigidBody
 from ..model.functions import Constant, Linear, Polynomial, TimeFunction
 from .lowering import LoweringContext
 
@@ -72,6 +72,8 @@ def check_passive_geometry(model: Model, passive: list[PassiveCylinder], midx: d
         if mk.body == GROUND:
             return m_pos[k], m_rot[k]
         body = bodies[mk.body]
+        if isinstance(body, FlexibleBody):          # at a node, world (its initial displacement left out)
+            return m_pos[k], m_rot[k]
         A = _rotation(body)
         pos = np.zeros(3)
         pos[:len(body.position)] = body.position

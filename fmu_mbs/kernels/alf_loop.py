@@ -9,6 +9,7 @@ import math
 
 from numba import njit
 
+from .bodies.dispatch import add_body_forces, mass_blocks
 from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
 from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, after_step, has_multiplier_forces
 from .integrate_alf import (
@@ -38,7 +39,6 @@ from .integrate_alf import (
 )
 from .linalg import env_cholesky, env_solve_permuted
 from .marker_loads import system_view
-from .mass import add_inertia_forces
 from .model_arrays import MODE_FULL
 from .row_hessians import add_geometric_stiffness
 from .system import (
@@ -49,7 +49,6 @@ from .system import (
     fd_force_jacobian,
     jac_t_times,
     jac_times,
-    mass_blocks,
     mass_times,
     powers,
 )
@@ -119,7 +118,7 @@ def residual(m, sv, bv, pat, st, ws, opt, cf, t1, h, it, ec, use_fd, mult, err_p
     for i in range(n):
         Q[i] = 0.0
     V = add_element_forces(m, sv, t1, q, u, h, zs, ws.zn, MODE_FULL, Q, ws.out)
-    add_inertia_forces(m, q, qd, Q)
+    add_body_forces(m, q, qd, Q)
     V += add_contact_forces(m, sv, q, h, zs, ws.zn, MODE_FULL, Q, ws.out, ws.cw)
     eval_rows_ws(m, t1, q, qd, fr, rows)
     mass_blocks(bv, q, ws.mb)

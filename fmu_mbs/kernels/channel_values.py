@@ -8,8 +8,9 @@ marker_j's origin; on ground: minus the reaction on marker_i's body), driver eff
 vector (every element's declared block, the multiplier-loaded ones included), energies (kinetic, potential,
 total) and the two solver values.
 
-Marker acceleration a = a_cm + alpha x s + w x (w x s), s = o - r; joint reaction from the multipliers (M qdd +
-Phi_q^T lam = Q convention): wrench w = -(jtw_rows^T lam_rows) about the body's CM, then T = n - s x F.
+Marker acceleration and orientation from the body kind (kernels/bodies/dispatch.py); joint reaction from the
+multipliers (M qdd + Phi_q^T lam = Q convention): wrench w = -(jtw_rows^T lam_rows) about the body's reference
+point r (the CM of a rigid kind), then T = n - s x F, s = o_j - r.
 """
 
 from __future__ import annotations
@@ -18,12 +19,11 @@ import math
 
 from numba import njit
 
+from .bodies.dispatch import body_potential, kinetic_energy, marker_acceleration, marker_angle, marker_quaternion
 from .constraints import eval_constraints
 from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, multiplier_outputs
-from .frames import marker_acceleration
 from .marker_loads import system_view
-from .mass import gravity_potential, kinetic_energy
-from .model_arrays import MODE_FULL, PLANAR, RIGID
+from .model_arrays import MODE_FULL
 from .system import eval_frames_ws, eval_rows_ws
 
 MARKER_VALUES = 16
@@ -34,37 +34,22 @@ def _marker_block(m, q, qdd, fr, q_local, angle_local, planar, raw, off):
     o, vo, wm = fr.o, fr.vo, fr.wm
     for k in range(m.marker_body.shape[0]):
         base = off + MARKER_VALUES * k
-        acc, _ = marker_acceleration(m.body_kind, m.body_q_adr, m.dim, m.marker_body, fr.r, o, wm, q, qdd, k)
+        acc, _ = marker_acceleration(m, fr.r, o, wm, q, qdd, k)
         for i in range(3):
             raw[base + i] = o[k, i]
             raw[base + 3 + i] = vo[k, i]
             raw[base + 6 + i] = acc[i]
             raw[base + 13 + i] = wm[k, i]
-        b = m.marker_body[k]
         if planar:
-            angle = angle_local[k]
-            if b >= 0 and m.body_kind[b] == PLANAR:
-                angle += q[m.body_q_adr[b] + 2]
+            angle = marker_angle(m, q, k, angle_local[k])
             raw[base + 9] = math.cos(0.5 * angle)
             raw[base + 10] = 0.0
             raw[base + 11] = 0.0
             raw[base + 12] = math.sin(0.5 * angle)
         else:
-            l0, l1, l2, l3 = q_local[k, 0], q_local[k, 1], q_local[k, 2], q_local[k, 3]
-            if b >= 0 and m.body_kind[b] == RIGID:
-                a = m.body_q_adr[b] + 3
-                n = math.sqrt(q[a] ** 2 + q[a + 1] ** 2 + q[a + 2] ** 2 + q[a + 3] ** 2)
-                p0, p1, p2, p3 = q[a] / n, q[a + 1] / n, q[a + 2] / n, q[a + 3] / n
-                # Hamilton product p (x) l
-                raw[base + 9] = p0 * l0 - p1 * l1 - p2 * l2 - p3 * l3
-                raw[base + 10] = p0 * l1 + l0 * p1 + p2 * l3 - p3 * l2
-                raw[base + 11] = p0 * l2 + l0 * p2 + p3 * l1 - p1 * l3
-                raw[base + 12] = p0 * l3 + l0 * p3 + p1 * l2 - p2 * l1
-            else:
-                raw[base + 9] = l0
-                raw[base + 10] = l1
-                raw[base + 11] = l2
-                raw[base + 12] = l3
+            x = marker_quaternion(m, q, k, q_local[k, 0], q_local[k, 1], q_local[k, 2], q_local[k, 3])
+            for i in range(4):
+                raw[base + 9 + i] = x[i]
 
 
 @njit(cache=True)
@@ -146,7 +131,7 @@ def channel_values(m, ms, t, q, qd, qdd, lam, u, zs, zn, Q, fr, rows, mrows, out
     for i in range(out.shape[0]):
         raw[off[5] + i] = out[i]
     kin = kinetic_energy(m, q, qd)
-    pot = gravity_potential(m, q) + V
+    pot = body_potential(m, q) + V
     raw[off[6]] = kin
     raw[off[6] + 1] = pot
     raw[off[6] + 2] = kin + pot

@@ -3,10 +3,13 @@
 Every joint and driver is a set of basic rows between two markers (seed 004 GCons, Haug ch. 9):
 CD, DP1, DP2, D, plus ANGLE (relative rotation about z_i, for rotation drivers and planar joints) and
 the Euler-parameter normalisation of each rigid body. With Phi_q q'' = gamma and Phi_q q' = nu:
-gamma = -(Phi_q q')_q q' + f''(t) and nu = f'(t). Rows are first written in twist space (body CM
-velocity and angular velocity, world axes) and then mapped to each body's coordinates, so one code
-path serves point masses, planar and rigid bodies. Jacobian values go to ``jac[r, :]`` in the column
-order of ``m.row_cols[r, :]`` (body i's coordinates, then body j's; -1 = unused).
+gamma = -(Phi_q q')_q q' + f''(t) and nu = f'(t). Rows are written with the derivatives g_v, g_w with
+respect to each marker's origin velocity and angular velocity (world axes) and the markers' quadratic
+accelerations; the body kind of each marker maps them to its coordinates (kernels/bodies/dispatch.py), so one
+code path serves every body kind. Jacobian values go to ``jac[r, :]`` in the column order of
+``m.row_cols[r, :]`` (body i's coordinates, then body j's; -1 = unused; width 2 x the largest body's
+coordinate count). The twist rows ``jtw`` (reactions, joint friction) are the same derivatives about each
+body's reference point r_b (the CM of a rigid kind): (v: g_v, w: g_w + s x g_v), s = o - r_b.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .frames import eval_body_frames, eval_marker_frames, twist_row_to_q
+from .bodies.dispatch import eval_body_frames, eval_marker_frames, quad_acc, row_to_q
 from .functions import eval_time_function
 from .model_arrays import ROW_ANGLE, ROW_CD, ROW_D, ROW_DP1, ROW_DP2, ROW_NORM
 from .rotation import cross_v, dot_v, wxwxs
@@ -67,8 +70,8 @@ def eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
         sj = (oj[0] - r[bj, 0], oj[1] - r[bj, 1], oj[2] - r[bj, 2]) if bj >= 0 else (0.0, 0.0, 0.0)
         d = (oj[0] - oi[0], oj[1] - oi[1], oj[2] - oi[2])
         dd = (vo[mj, 0] - vo[mi, 0], vo[mj, 1] - vo[mi, 1], vo[mj, 2] - vo[mi, 2])
-        cj = wxwxs(wj, sj)
-        ci = wxwxs(wi, si)
+        cj = quad_acc(m, r, o, wm, mj)
+        ci = quad_acc(m, r, o, wm, mi)
         dd_quad = (cj[0] - ci[0], cj[1] - ci[1], cj[2] - ci[2])  # d'' at zero accelerations
         # derivative of the row w.r.t. the marker points (gv) and rotations (gw)
         gvi = (0.0, 0.0, 0.0)
@@ -140,11 +143,10 @@ def eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
             jtw[k, 9 + i] = gwj[i] + tj[i]
         off = 0
         if bi >= 0:
-            twist_row_to_q(m, bi, q, jtw[k, 0], jtw[k, 1], jtw[k, 2], jtw[k, 3], jtw[k, 4], jtw[k, 5], jac[k], 0)
+            row_to_q(m, q, r, o, mi, gvi[0], gvi[1], gvi[2], gwi[0], gwi[1], gwi[2], jac[k], 0)
             off = m.body_q_num[bi]
         if bj >= 0:
-            twist_row_to_q(m, bj, q, jtw[k, 6], jtw[k, 7], jtw[k, 8], jtw[k, 9], jtw[k, 10], jtw[k, 11],
-                           jac[k], off)
+            row_to_q(m, q, r, o, mj, gvj[0], gvj[1], gvj[2], gwj[0], gwj[1], gwj[2], jac[k], off)
 
 
 @njit(cache=True)
@@ -161,7 +163,7 @@ def eval_constraints(m, t, q, qd, phi, jac, nu, gamma, jtw):
     vo = np.empty((nm, 3))
     wm = np.empty((nm, 3))
     eval_body_frames(m, q, qd, r, A, v, w)
-    eval_marker_frames(m, r, A, v, w, o, R, vo, wm)
+    eval_marker_frames(m, q, qd, r, A, v, w, o, R, vo, wm)
     eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from .bodies.dispatch import add_gravity
 from .families import (
     actuator,
     bushing,
@@ -33,19 +34,8 @@ from .families import (
     rotational_spring_damper,
     spring_damper,
 )
-from .frames import add_body_wrench
 from .marker_loads import add_point_wrench
 from .model_arrays import MODE_FULL
-
-
-@njit(cache=True, inline="always")
-def add_gravity(m, q, Q):
-    """Q += the weight m g of every body at its CM (N)."""
-    g = m.gravity
-    for b in range(m.body_kind.shape[0]):
-        ms = m.body_mass[b]
-        add_body_wrench(m.body_kind[b], m.body_q_adr[b], m.dim, q, ms * g[0], ms * g[1], ms * g[2], 0.0, 0.0, 0.0,
-                        1.0, Q)
 
 
 @njit(cache=True, inline="always")

@@ -44,6 +44,7 @@ import math
 
 from numba import njit
 
+from .bodies.dispatch import add_body_forces, mass_blocks
 from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
 from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, after_step, has_multiplier_forces
 from .integrate_alf import (
@@ -67,7 +68,6 @@ from .integrate_alf import (
 )
 from .linalg import env_cholesky, env_solve_permuted
 from .marker_loads import system_view
-from .mass import add_inertia_forces
 from .model_arrays import MODE_FULL
 from .system import (
     assemble_iteration_matrix,
@@ -76,7 +76,6 @@ from .system import (
     eval_rows_ws,
     jac_t_times,
     jac_times,
-    mass_blocks,
     mass_times,
     powers,
 )
@@ -118,7 +117,7 @@ def end_state_forces(m, sv, st, ws, t, h, lam_est, rows_current):
     for i in range(Q.shape[0]):
         Q[i] = 0.0
     V = add_element_forces(m, sv, t, q, st.u, h, st.zs, ws.zn, MODE_FULL, Q, ws.out)
-    add_inertia_forces(m, q, qd, Q)
+    add_body_forces(m, q, qd, Q)
     V += add_contact_forces(m, sv, q, h, st.zs, ws.zn, MODE_FULL, Q, ws.out, ws.cw)
     if not rows_current:
         eval_rows_ws(m, t, q, qd, fr, rows)

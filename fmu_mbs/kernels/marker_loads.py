@@ -3,8 +3,8 @@
 Every element family kernel receives a ``System`` view (the model's dimension and gravity, the marker-to-body map,
 the body-kind table, the function pools and the evaluated frames) and applies its loads with the functions here:
 a force at a marker origin, a torque on a marker's body, a wrench at any world point carried by a marker's body.
-Only these functions (and kernels/frames.py, which they call) know how a body kind maps a load to its
-coordinates, so an element family never meets a body kind.
+Only these functions (through the body-kind dispatcher kernels/bodies/dispatch.add_load) know how a body kind maps
+a load to its coordinates, so an element family never meets a body kind.
 
 Frames (world axes): body CM r; marker origin o, axes R (columns), origin velocity vo, angular velocity wm.
 """
@@ -15,13 +15,13 @@ import math
 
 from numba import njit
 
-from .frames import add_body_wrench
+from .bodies.dispatch import add_load
 from .functions import eval_time_function
 from .model_arrays import arrays_type
-from .rotation import cross_v, dot_v
+from .rotation import dot_v
 
-System = arrays_type("System", ["dim", "gravity", "marker_body", "body_kind", "body_q_adr", "fn_type", "fn_adr",
-                                "fn_len", "fn_par", "curve_par", "r", "o", "R", "vo", "wm"], __name__)
+System = arrays_type("System", ["dim", "gravity", "marker_body", "body_kind", "body_q_adr", "flex", "fn_type",
+                                "fn_adr", "fn_len", "fn_par", "curve_par", "r", "o", "R", "vo", "wm"], __name__)
 
 
 @njit(cache=True, inline="always")
@@ -29,7 +29,7 @@ def system_view(m, fr):
     """The System view of model arrays ``m`` at the frames ``fr`` (kernels/solver_data.Frames). Inlined: a kernel
     compiled without NRT must not return arrays to one with NRT (the caller would release references it was never
     given, and free arrays Python still owns)."""
-    return System(m.dim, m.gravity, m.marker_body, m.body_kind, m.body_q_adr, m.fn_type, m.fn_adr, m.fn_len,
+    return System(m.dim, m.gravity, m.marker_body, m.body_kind, m.body_q_adr, m.flex, m.fn_type, m.fn_adr, m.fn_len,
                   m.fn_par, m.curve_par, fr.r, fr.o, fr.R, fr.vo, fr.wm)
 
 
@@ -43,43 +43,25 @@ def time_function(sv, fn, t):
 @njit(cache=True, _nrt=False)
 def add_marker_force(sv, q, k, F0, F1, F2, scale, Q):
     """Q += scale * (force F at the origin of marker k), world axes (N)."""
-    b = sv.marker_body[k]
-    if b < 0:
-        return
-    s = (sv.o[k, 0] - sv.r[b, 0], sv.o[k, 1] - sv.r[b, 1], sv.o[k, 2] - sv.r[b, 2])
-    n = cross_v(s, (F0, F1, F2))
-    add_body_wrench(sv.body_kind[b], sv.body_q_adr[b], sv.dim, q, F0, F1, F2, n[0], n[1], n[2], scale, Q)
+    add_load(sv, sv.r, sv.o, q, k, sv.o[k, 0], sv.o[k, 1], sv.o[k, 2], F0, F1, F2, 0.0, 0.0, 0.0, scale, Q)
 
 
 @njit(cache=True, _nrt=False)
 def add_marker_torque(sv, q, k, T0, T1, T2, scale, Q):
     """Q += scale * (torque T on the body of marker k), world axes (N m)."""
-    b = sv.marker_body[k]
-    if b >= 0:
-        add_body_wrench(sv.body_kind[b], sv.body_q_adr[b], sv.dim, q, 0.0, 0.0, 0.0, T0, T1, T2, scale, Q)
+    add_load(sv, sv.r, sv.o, q, k, sv.o[k, 0], sv.o[k, 1], sv.o[k, 2], 0.0, 0.0, 0.0, T0, T1, T2, scale, Q)
 
 
 @njit(cache=True, _nrt=False)
 def add_point_force(sv, q, k, p0, p1, p2, F0, F1, F2, scale, Q):
     """Q += scale * (force F at the world point p, carried by the body of marker k)."""
-    b = sv.marker_body[k]
-    if b < 0:
-        return
-    s0, s1, s2 = p0 - sv.r[b, 0], p1 - sv.r[b, 1], p2 - sv.r[b, 2]
-    add_body_wrench(sv.body_kind[b], sv.body_q_adr[b], sv.dim, q, F0, F1, F2, s1 * F2 - s2 * F1, s2 * F0 - s0 * F2,
-                    s0 * F1 - s1 * F0, scale, Q)
+    add_load(sv, sv.r, sv.o, q, k, p0, p1, p2, F0, F1, F2, 0.0, 0.0, 0.0, scale, Q)
 
 
 @njit(cache=True, _nrt=False)
 def add_point_wrench(sv, q, k, p0, p1, p2, F0, F1, F2, T0, T1, T2, scale, Q):
     """Q += scale * (force F at the world point p and torque T, carried by the body of marker k)."""
-    b = sv.marker_body[k]
-    if b < 0:
-        return
-    s = (p0 - sv.r[b, 0], p1 - sv.r[b, 1], p2 - sv.r[b, 2])
-    n = cross_v(s, (F0, F1, F2))
-    add_body_wrench(sv.body_kind[b], sv.body_q_adr[b], sv.dim, q, F0, F1, F2, n[0] + T0, n[1] + T1, n[2] + T2,
-                    scale, Q)
+    add_load(sv, sv.r, sv.o, q, k, p0, p1, p2, F0, F1, F2, T0, T1, T2, scale, Q)
 
 
 @njit(cache=True, inline="always")

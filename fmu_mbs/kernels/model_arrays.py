@@ -1,10 +1,12 @@
 """ModelArrays: the compiled model as one namedtuple of flat arrays (structure of arrays per element
 family), the only model object kernels see. Built by fmu_mbs.compiler; read-only.
 
-Naming: core arrays ``<table>_<quantity>`` (bodies, markers, rows, functions, shapes); each element family's
+Naming: core arrays ``<table>_<quantity>`` (bodies, markers, rows, functions, shapes; ``flex`` the flexible bodies'
+tables, kernels/bodies/flexible.FlexArrays); each element family's
 arrays sit in its own named tuple ``m.<family key>`` (kernels/families/, compiler/families.py); marker and body
 indices are -1 for ground; ``fn`` fields index the time-function table (-1 = none); ``*_adr``/``*_len`` address
-the float pools; ``out_adr`` the element's block of the output vector (``n_out`` values in all).
+the float pools; ``out_adr`` the element's block of the output vector (``n_out`` values in all). ``row_cols`` is
+(rows, 2 x the largest body's coordinate count): body i's coordinates, then body j's, -1 = unused.
 
 Element states: a family's ``z_adr`` (-1 = none) address a flat state vector z (initial values ``z0``) that
 the solver carries between steps: force kernels read the committed states ``zs`` of the step start and write
@@ -21,10 +23,11 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-# body kinds
+# body kinds (one module each in kernels/bodies/, dispatched by kernels/bodies/dispatch.py)
 POINT_MASS = 0
 PLANAR = 1
 RIGID = 2
+FLEXIBLE = 3
 
 # basic constraint row types (seed 004 GCons plus ANGLE and the Euler-parameter normalisation)
 ROW_CD = 0      # c . (o_j - o_i) - f(t)
@@ -33,8 +36,6 @@ ROW_DP2 = 2     # a_i . (o_j - o_i) - f(t)
 ROW_D = 3       # ((o_j - o_i) . (o_j - o_i) - f(t)) / 2
 ROW_ANGLE = 4   # wrap(angle from x_i to x_j about z_i - f(t))
 ROW_NORM = 5    # (p . p - 1) / 2 for a rigid body's Euler parameters
-
-MAX_ROW_COLS = 14  # two rigid bodies of 7 coordinates
 
 # time-function kinds
 FN_CONSTANT = 0     # [value]
@@ -55,7 +56,7 @@ MODE_CONSERVATIVE = 2    # gravity and springs only (no dampers, no friction)
 #: own arrays follow, one named tuple per family (compiler/families.py builds the type from its registry)
 CORE_FIELDS = (
     "dim", "gravity",
-    "body_kind", "body_q_adr", "body_q_num", "body_mass", "body_inertia",
+    "body_kind", "body_q_adr", "body_q_num", "body_mass", "body_inertia", "flex",
     "marker_body", "marker_pos", "marker_rot", "marker_input_adr",
     "row_type", "row_mi", "row_mj", "row_axis_i", "row_axis_j", "row_c", "row_fn",
     "row_body_i", "row_body_j", "row_cols",

@@ -2,7 +2,7 @@
 
 p = [e0, e1, e2, e3] (w, x, y, z), A(p) = (2 e0^2 - 1) I + 2 (e e^T + e0 e~), evaluated on p/|p|.
 E(p) = [-e, e~ + e0 I], G(p) = [-e, -e~ + e0 I] (3x4); omega = 2 E p', omega_body = 2 G p' (written out
-in frames.py and mass.py, where they are used).
+in kernels/bodies/rigid.py, where they are used).
 Small vectors are passed as 3-tuples of floats so that kernels allocate nothing.
 """
 

@@ -24,10 +24,10 @@ Frames = arrays_type("Frames", [
 #: constraint rows at one state (written by constraints.eval_constraint_rows)
 Rows = arrays_type("Rows", [
     "phi",    # (nr,)             Phi (m, rad or 1)
-    "jac",    # (nr, MAX_ROW_COLS) Phi_q in the column order of ModelArrays.row_cols
+    "jac",    # (nr, ncol)        Phi_q in the column order of ModelArrays.row_cols (ncol = its width)
     "nu",     # (nr,)             velocity right side: Phi_q qd = nu
     "gamma",  # (nr,)             acceleration right side: Phi_q qdd = gamma
-    "jtw",    # (nr, 12)          twist-space rows [v_i, w_i, v_j, w_j] at the bodies' CMs (reactions)
+    "jtw",    # (nr, 12)          twist-space rows [v_i, w_i, v_j, w_j] about the bodies' reference points (reactions)
 ], __name__)
 
 #: the complete integration state: saving and restoring it replays a run bit for bit (FMU rollback)
@@ -74,7 +74,7 @@ PatternArrays = arrays_type("PatternArrays", [
     "adj_idx",
     "jp_ptr",   # lower-triangle products (c2, value index) of each (row, c1), CSR
     "jp",
-    "midx",     # (nb, 7, 7) value index of each mass-block entry, -1 above the diagonal
+    "midx",     # (nb, nq, nq) value index of each mass-block entry, -1 above the diagonal (nq: largest body)
     "adj_rev",  # adjacency entry (b2 -> b) of each entry (b -> b2)
 ], __name__)
 
@@ -89,7 +89,7 @@ Work = arrays_type("Work", [
     "Q",         # (n,) N   generalized forces of the iterate
     "Qa",        # (n,) N   scratch forces (energy split, finite differences)
     "Qb",        # (n,) N   scratch forces
-    "mb",        # (nb, 7, 7) per-body mass blocks (kg, kg m^2)
+    "mb",        # (nb, nq, nq) per-body mass blocks (kg, kg m^2; nq: the largest body's coordinate count)
     "q0",        # (n,)     step start: coordinates
     "qd0",       # (n,)     ... rates (the trapezoid's own velocity in the energy scheme)
     "qdd0",      # (n,)     ... accelerations
@@ -100,9 +100,9 @@ Work = arrays_type("Work", [
     "rhs",       # (n,)     scratch (the previous correction in Newton)
     "work",      # (n,)     solve scratch
     "val",       # (envelope,) values of the factorised iteration matrix
-    "Wx",        # (n_adj, 7, 7) finite-difference tangent blocks
+    "Wx",        # (n_adj, nq, nq) finite-difference tangent blocks
     "dlt",       # (nb,)    finite-difference scratch
-    "jk",        # (nr, MAX_ROW_COLS) chord Jacobian of the energy scheme
+    "jk",        # (nr, ncol) chord Jacobian of the energy scheme
     "y2",        # (nr,)    scratch per row
     "dq2",       # (n,)     scratch
     "pqd0",      # (n,)     energy scheme: projected start velocities
@@ -111,4 +111,4 @@ Work = arrays_type("Work", [
 ], __name__)
 
 #: the bodies' arrays that the per-iteration mass kernels need (not the whole model)
-BodyView = arrays_type("BodyView", ["kind", "q_adr", "q_num", "mass", "inertia"], __name__)
+BodyView = arrays_type("BodyView", ["kind", "q_adr", "q_num", "mass", "inertia", "flex"], __name__)

@@ -5,37 +5,44 @@ force Jacobian.
 
 Named data (kernels/solver_data.py): frames ``fr`` (Frames), the element output vector ``out``, the contact
 workspace ``cw``; ``sv`` is the System view of kernels/marker_loads.py; ``bv`` the BodyView of the mass kernels.
-The mass matrix is kept as one dense block per body, ``mb[b, :n_b, :n_b]`` with n_b = body_q_num[b] (r-p bodies:
-diag(m I3, 4 G^T Jbar G), seed 004). Forces are evaluated by mode (MODE_* of kernels/model_arrays.py): the
-energy split compares the full, damped and conservative force fields.
+The mass matrix is kept as one dense block per body, ``mb[b, :n_b, :n_b]`` with n_b = body_q_num[b] (the body
+kind's block, kernels/bodies/; mb, the pattern's midx and the tangent blocks Wx are as wide as the largest body).
+Forces are evaluated by mode (MODE_* of kernels/model_arrays.py): the energy split compares the full, damped and
+conservative force fields.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
+from .bodies.dispatch import (
+    add_body_forces,
+    body_potential,
+    damping_power,
+    eval_body_frames,
+    eval_marker_frames,
+    kinetic_energy,
+)
 from .constraints import eval_constraint_rows
 from .contact import ST_ACTIVE
 from .families.contact import pair_element
 from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, has_multiplier_forces
-from .frames import eval_body_frames, eval_marker_frames
 from .linalg import env_add
-from .mass import add_inertia_forces, gravity_potential, kinetic_energy
-from .model_arrays import MODE_CONSERVATIVE, MODE_DAMPED, MODE_FULL, PLANAR, POINT_MASS
+from .model_arrays import MODE_CONSERVATIVE, MODE_DAMPED, MODE_FULL
 from .solver_data import BodyView
 
 
 @njit(cache=True, inline="always")
 def body_view(m):
     """The BodyView of model arrays m."""
-    return BodyView(m.body_kind, m.body_q_adr, m.body_q_num, m.body_mass, m.body_inertia)
+    return BodyView(m.body_kind, m.body_q_adr, m.body_q_num, m.body_mass, m.body_inertia, m.flex)
 
 
 @njit(cache=True, inline="always")
 def eval_frames_ws(m, q, qd, fr):
     """Body and marker frames of the state (q, qd) into ``fr``."""
     eval_body_frames(m, q, qd, fr.r, fr.A, fr.v, fr.w)
-    eval_marker_frames(m, fr.r, fr.A, fr.v, fr.w, fr.o, fr.R, fr.vo, fr.wm)
+    eval_marker_frames(m, q, qd, fr.r, fr.A, fr.v, fr.w, fr.o, fr.R, fr.vo, fr.wm)
 
 
 @njit(cache=True, inline="always")
@@ -58,52 +65,15 @@ def applied_forces_ws(m, sv, t, q, u, h, zs, zn, mode, Q, out, cw):
 
 @njit(cache=True, _nrt=False)
 def total_forces_ws(m, sv, t, q, qd, fr, u, h, zs, zn, Q, out, cw):
-    """Frames at (q, qd) into fr (sv views them), then Q = applied forces (MODE_FULL) + velocity-dependent inertia
-    forces; returns the spring and contact energy (J). The multiplier-loaded forces are not included."""
+    """Frames at (q, qd) into fr (sv views them), then Q = applied forces (MODE_FULL) + the bodies' own forces
+    (velocity-dependent inertia, internal elastic and damping); returns the spring and contact energy (J). The
+    multiplier-loaded forces are not included."""
     eval_frames_ws(m, q, qd, fr)
     for i in range(Q.shape[0]):
         Q[i] = 0.0
     V = add_element_forces(m, sv, t, q, u, h, zs, zn, MODE_FULL, Q, out)
-    add_inertia_forces(m, q, qd, Q)
+    add_body_forces(m, q, qd, Q)
     return V + add_contact_forces(m, sv, q, h, zs, zn, MODE_FULL, Q, out, cw)
-
-
-@njit(cache=True, _nrt=False)
-def mass_blocks(bv, q, mb):
-    """Per-body mass blocks at q (kg, kg m^2); r-p bodies: 4 G(p)^T Jbar G(p) on the p block (``bv``: body view)."""
-    body_kind, body_q_adr, body_q_num, body_mass, body_inertia = bv.kind, bv.q_adr, bv.q_num, bv.mass, bv.inertia
-    for b in range(body_kind.shape[0]):
-        kind = body_kind[b]
-        nb = body_q_num[b]
-        for i in range(nb):
-            for j in range(nb):
-                mb[b, i, j] = 0.0
-        mass = body_mass[b]
-        if kind == POINT_MASS:
-            for i in range(nb):
-                mb[b, i, i] = mass
-        elif kind == PLANAR:
-            mb[b, 0, 0] = mass
-            mb[b, 1, 1] = mass
-            mb[b, 2, 2] = body_inertia[b, 2, 2]
-        else:
-            for i in range(3):
-                mb[b, i, i] = mass
-            a = body_q_adr[b] + 3
-            e0, e1, e2, e3 = q[a], q[a + 1], q[a + 2], q[a + 3]
-            G = ((-e1, e0, e3, -e2), (-e2, -e3, e0, e1), (-e3, e2, -e1, e0))
-            J = body_inertia[b]
-            for r in range(4):
-                for c in range(r, 4):
-                    s = 0.0
-                    for i in range(3):
-                        gi = G[i][r]
-                        if gi == 0.0:
-                            continue
-                        for j in range(3):
-                            s += gi * J[i, j] * G[j][c]
-                    mb[b, 3 + r, 3 + c] = 4.0 * s
-                    mb[b, 3 + c, 3 + r] = 4.0 * s
 
 
 @njit(cache=True, _nrt=False)
@@ -226,15 +196,15 @@ def assemble_iteration_matrix(bv, mb, jac, c, Wx, use_wx, pat, val):
 @njit(cache=True, _nrt=False)
 def powers(m, sv, t, q, qd, u, zs, zn, out, cw, Qa, Qb, lam, nu, noncons, jtw):
     """(P_diss, P_in) at a state whose frames (sv) and constraint twist rows ``jtw`` are evaluated: power removed by
-    dampers and friction and power put in by time functions, loads, inputs, actuators, power ports and rheonomic
-    constraints (W), from the forces in MODE_FULL, MODE_DAMPED and MODE_CONSERVATIVE. Forces are evaluated
-    statically (h = 0) with the committed element states ``zs``; multiplier-loaded forces with ``lam``. The
-    element outputs are left at the full model's values."""
+    dampers, friction and the bodies' internal damping, and power put in by time functions, loads, inputs,
+    actuators, power ports and rheonomic constraints (W), from the forces in MODE_FULL, MODE_DAMPED and
+    MODE_CONSERVATIVE. Forces are evaluated statically (h = 0) with the committed element states ``zs``;
+    multiplier-loaded forces with ``lam``. The element outputs are left at the full model's values."""
     p_in = 0.0
     for k in range(lam.shape[0]):
         p_in -= lam[k] * nu[k]
     if not noncons:
-        return 0.0, p_in
+        return damping_power(m, qd), p_in
     mult = has_multiplier_forces(m)
     applied_forces_ws(m, sv, t, q, u, 0.0, zs, zn, MODE_FULL, Qa, out, cw)
     if mult:
@@ -247,7 +217,7 @@ def powers(m, sv, t, q, qd, u, zs, zn, out, cw, Qa, Qb, lam, nu, noncons, jtw):
     applied_forces_ws(m, sv, t, q, u, 0.0, zs, zn, MODE_CONSERVATIVE, Qa, out, cw)
     if mult:
         add_multiplier_forces(m, sv, q, jtw, lam, 0.0, zs, zn, MODE_CONSERVATIVE, Qa, out)
-    p_diss = 0.0
+    p_diss = damping_power(m, qd)      # the bodies' internal damping (0 without flexible bodies)
     for i in range(q.shape[0]):
         p_diss -= (Qb[i] - Qa[i]) * qd[i]
     # leave the element outputs at the full model's values
@@ -350,7 +320,7 @@ def fd_force_jacobian(m, sv, t, q, qd, u, h, zs, zn, fr, out, cw, Q0, Qp, Wx, kq
         if scale == 0.0:
             continue
         for col in range(n_colors):
-            for s in range(7):
+            for s in range(Wx.shape[1]):          # the largest body's coordinate count
                 any_body = False
                 for b in range(nb):
                     if colors[b] == col and m.body_q_num[b] > s:
@@ -393,6 +363,7 @@ def fd_force_jacobian(m, sv, t, q, qd, u, h, zs, zn, fr, out, cw, Q0, Qp, Wx, kq
 
 @njit(cache=True, _nrt=False)
 def step_report(m, q, qd, qdd, jac, nu, gamma):
-    """(max |Phi_q qd - nu|, max |Phi_q qdd - gamma|, kinetic energy J, gravity potential J) in one call."""
+    """(max |Phi_q qd - nu|, max |Phi_q qdd - gamma|, kinetic energy J, the bodies' potential energy J: gravity and
+    a flexible body's elastic energy) in one call."""
     return (jac_residual(m.row_cols, jac, qd, nu), jac_residual(m.row_cols, jac, qdd, gamma),
-            kinetic_energy(m, q, qd), gravity_potential(m, q))
+            kinetic_energy(m, q, qd), body_potential(m, q))

@@ -23,6 +23,7 @@ from .elements import (
     Bushing,
     Contact,
     Driver,
+    FlexibleBody,
     Graphic,
     HydraulicCylinder,
     Joint,
@@ -155,6 +156,18 @@ class ModelBuilder:
         zero = (0.0,) * self.dimension
         self.bodies.append(PointMass(name, float(mass), _vec(position if position is not None else zero),
                                      _vec(velocity if velocity is not None else zero)))
+        return name
+
+    def add_flexible_body(self, name: str, mass_matrix, stiffness_matrix, node_positions, node_dofs,
+                          damping_matrix=(), displacement=(), velocity=(), gravity_load=()) -> str:
+        """Linear flexible body (spatial models; model/elements.FlexibleBody): M, K (and C) of its n coordinates
+        (n x n), node positions (world, m) and per node the coordinate index of its x, y, z translation and
+        rotation (-1 = fixed). Markers on it sit at its nodes."""
+        mat = lambda a: tuple(_vec(row) for row in a)  # noqa: E731
+        self.bodies.append(FlexibleBody(name, mat(mass_matrix), mat(stiffness_matrix), mat(node_positions),
+                                        tuple(tuple(int(d) for d in row) for row in node_dofs),
+                                        mat(damping_matrix), _vec(displacement), _vec(velocity),
+                                        mat(gravity_load)))
         return name
 
     # markers -----------------------------------------------------------------------------------

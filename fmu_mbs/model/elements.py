@@ -75,7 +75,32 @@ class PointMass:
     velocity: Vec = param("m/s", "initial velocity, world", (0.0, 0.0, 0.0))
 
 
-Body = RigidBody | PlanarBody | PointMass
+@dataclass(frozen=True)
+class FlexibleBody:
+    """Linear flexible body (spatial models): a small-displacement finite-element substructure fixed in the world
+    frame. Its n coordinates u are nodal displacements (m) and rotations (rad); ``mass_matrix`` M,
+    ``stiffness_matrix`` K and ``damping_matrix`` C (n x n, symmetric) act on them: M u'' + C u' + K u = loads.
+    Node j sits at ``node_positions[j]`` (world) and ``node_dofs[j]`` lists the coordinate index (0-based) of its
+    x, y, z translation and x, y, z rotation, -1 where fixed. A marker on the body sits at a node (its position is
+    the node's, world) and moves with that node's DOFs; gravity acts as M T g (T: the rigid translation of every
+    node) or as ``gravity_load`` g when given."""
+
+    name: str
+    mass_matrix: tuple[Vec, ...] = param("kg, kg*m, kg*m^2", "M (n x n), consistent mass matrix of the coordinates")
+    stiffness_matrix: tuple[Vec, ...] = param("N/m, N, N*m", "K (n x n), stiffness matrix of the coordinates")
+    node_positions: tuple[Vec, ...] = param("m", "node positions, world")
+    node_dofs: tuple[tuple[int, ...], ...] = param("", "per node: coordinate index of x, y, z, rx, ry, rz, -1 = "
+                                                       "fixed")
+    damping_matrix: tuple[Vec, ...] = param("N*s/m, N*s, N*m*s", "C (n x n); empty = no damping", ())
+    displacement: Vec = param("m, rad", "initial coordinates u (n); empty = 0", ())
+    velocity: Vec = param("m/s, rad/s", "initial rates u' (n); empty = 0", ())
+    gravity_load: tuple[Vec, ...] = param("kg, kg*m", "weight of the coordinates per unit gravity (n x 3): gravity "
+                                                      "acts as gravity_load g. Empty = M T, exact without fixed "
+                                                      "DOFs; with them, give M_full T_full restricted to the "
+                                                      "coordinates (the mass coupling a support takes)", ())
+
+
+Body = RigidBody | PlanarBody | PointMass | FlexibleBody
 
 
 # --- markers ------------------------------------------------------------------------------------
@@ -167,7 +192,8 @@ class Driver:
     coordinate: int = param("", "which joint coordinate (1-based)", 1)
 
 
-BODY_KINDS: dict[str, type] = {"rigid": RigidBody, "planar": PlanarBody, "point_mass": PointMass}
+BODY_KINDS: dict[str, type] = {"rigid": RigidBody, "planar": PlanarBody, "point_mass": PointMass,
+                               "flexible": FlexibleBody}
 
 
 # --- exposed parameters ---------------------------------------------------------------------------
@@ -234,6 +260,7 @@ class Model:
 __all__ = ["GROUND", "Curve", "Vec", "param", "CONTACT_LAWS", "FORCE_KINDS", "FRICTION_JOINT_TYPES",
            "FRICTION_MODELS", "FRICTION_RAMPS", "JOINT_FRICTION_MODELS", "SHAPE_KINDS", "Actuator", "Bushing",
            "Contact", "ForceElement", "HydraulicCylinder", "JointFriction", "PassiveCylinder", "PointLoad",
-           "RotationalSpringDamper", "Shape", "SpringDamper", "RigidBody", "PlanarBody", "PointMass", "Body",
-           "Marker", "Joint", "Driver", "JOINT_TYPES_3D", "JOINT_TYPES_2D", "JOINT_COORDINATES", "ORIENTING_JOINTS",
-           "GRAPHIC_KINDS", "Graphic", "BODY_KINDS", "EXPOSABLE", "EXPOSED_UNITS", "FORMAT_VERSION", "Model"]
+           "RotationalSpringDamper", "Shape", "SpringDamper", "RigidBody", "PlanarBody", "PointMass", "FlexibleBody",
+           "Body", "Marker", "Joint", "Driver", "JOINT_TYPES_3D", "JOINT_TYPES_2D", "JOINT_COORDINATES",
+           "ORIENTING_JOINTS", "GRAPHIC_KINDS", "Graphic", "BODY_KINDS", "EXPOSABLE", "EXPOSED_UNITS", "FORMAT_VERSION",
+           "Model"]

@@ -161,7 +161,8 @@ def model_from_dict(data: dict) -> Model:
             continue
         kw = _kwargs(cls, item, where, problems)
         if kw is not None:
-            adder = {"rigid": b.add_rigid_body, "planar": b.add_planar_body, "point_mass": b.add_point_mass}
+            adder = {"rigid": b.add_rigid_body, "planar": b.add_planar_body, "point_mass": b.add_point_mass,
+                     "flexible": b.add_flexible_body}
             calls.append((where, adder[item["type"]], item["name"], kw))
     for section, adder, cls_name in (("markers", b.add_marker, "Marker"), ("joints", b.add_joint, "Joint"),
                                      ("drivers", b.add_driver, "Driver"), ("shapes", b.add_shape, "Shape"),

@@ -131,7 +131,7 @@ def json_schema() -> dict:
 def _plain_type(hint: str) -> str:
     hint = hint.replace("tuple[Vec, Vec, Vec]", "3x3 matrix").replace("Vec", "vector").replace("Curve", "curve")
     hint = hint.replace("TimeFunction", "function").replace("tuple[function, ...]", "list of functions")
-    hint = hint.replace("tuple[str, ...]", "list of names").replace("tuple[tuple[int, ...], ...]", "index triples")
+    hint = hint.replace("tuple[str, ...]", "list of names").replace("tuple[tuple[int, ...], ...]", "index lists")
     hint = hint.replace("tuple[vector, ...]", "list of vectors")
     return hint.replace("tuple[float, ...]", "vector").replace(" | None", " (optional)")
 

@@ -8,6 +8,7 @@ import re
 import numpy as np
 
 from .elements import (
+    BODY_KINDS,
     EXPOSABLE,
     FRICTION_JOINT_TYPES,
     GROUND,
@@ -19,6 +20,7 @@ from .elements import (
     Actuator,
     Bushing,
     Contact,
+    FlexibleBody,
     HydraulicCylinder,
     JointFriction,
     Model,
@@ -33,6 +35,7 @@ from .elements import (
 from .functions import function_problems
 from .graphics import graphic_problems
 from .validate_contact import all_contact_problems, friction_law_problems
+from .validate_flexible import flexible_body_problems, flexible_marker_problems
 
 UNIT_TOL = 1e-6  # allowed | |q| - 1 | of a quaternion
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -127,6 +130,12 @@ def model_problems(model: Model) -> list[str]:
     bodies = {b.name: b for b in model.bodies}
     for b in model.bodies:
         w = f"body '{b.name}'"
+        if isinstance(b, FlexibleBody):
+            p += flexible_body_problems(w, b, dim)
+            continue
+        if not isinstance(b, (RigidBody, PlanarBody, PointMass)):
+            p.append(f"{w}: unknown body kind {type(b).__name__} (body kinds: {sorted(BODY_KINDS)})")
+            continue
         if not (isinstance(b.mass, float) and math.isfinite(b.mass) and b.mass > 0.0):
             p.append(f"{w}: 'mass' must be positive and finite, got {b.mass}")
         if isinstance(b, RigidBody):
@@ -158,6 +167,8 @@ def model_problems(model: Model) -> list[str]:
         w = f"marker '{m.name}'"
         if m.body != GROUND and m.body not in bodies:
             p.append(f"{w}: body '{m.body}' is not defined")
+        elif isinstance(bodies.get(m.body), FlexibleBody):
+            p += flexible_marker_problems(w, m, bodies[m.body])
         p += _vector_problems(w, "position", m.position, dim)
         if dim == 3:
             p += _quaternion_problems(w, "orientation", m.orientation)

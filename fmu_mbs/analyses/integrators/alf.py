@@ -21,6 +21,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from ...compiler import CompiledModel
+from ...compiler.bodies import translational_coordinates
 from ...compiler.contacts import potential_body_pairs
 from ...compiler.families import FAMILIES, needs_after_step
 from ...errors import ConvergenceError
@@ -28,11 +29,10 @@ from ...kernels import integrate_alf as K
 from ...kernels import model_arrays as ma
 from ...kernels.alf_loop import alf_advance
 from ...kernels.contact import grown_contact_workspace
-from ...kernels.model_arrays import MAX_ROW_COLS
 from ...kernels.solver_data import PatternArrays, State
 from ..assembly import AssemblyResult, assemble
 from ..evaluate import Evaluator, check_contact_states
-from ..workspace import new_options, new_state, new_work
+from ..workspace import max_body_coordinates, new_options, new_state, new_work
 
 REPORT_KEYS = ("iterations", "residual_position", "residual_velocity", "residual_acceleration",
                "energy_kinetic", "energy_potential", "energy_dissipated", "energy_input", "rejected")
@@ -51,9 +51,10 @@ def nonconservative(cm: CompiledModel) -> bool:
 
 
 def has_stiff_elements(cm: CompiledModel) -> bool:
-    """True if some element with stiffness or damping (a family's ``stiffness`` flag) is in the model: the
-    finite-difference tangent pays off (tangent="auto")."""
-    return any(f.stiffness and len(getattr(cm.arrays, f.key).out_adr) for f in FAMILIES)
+    """True if some element with stiffness or damping (a family's ``stiffness`` flag) or a body with internal
+    forces (a flexible body) is in the model: the finite-difference tangent pays off (tangent="auto")."""
+    return any(f.stiffness and len(getattr(cm.arrays, f.key).out_adr) for f in FAMILIES) \
+        or bool(np.any(cm.arrays.body_kind == ma.FLEXIBLE))
 
 
 #: bound on the potential contact shape pairs up to which contact couplings enter the static envelope and
@@ -86,7 +87,7 @@ class Pattern:
     adj_idx: np.ndarray
     jp_ptr: np.ndarray    # lower-triangle products (c2, value index) of each (row, c1), CSR
     jp: np.ndarray
-    midx: np.ndarray      # value index of each mass-block entry (nb, 7, 7), -1 above the diagonal
+    midx: np.ndarray      # value index of each mass-block entry (nb, nq, nq), -1 above the diagonal
     adj_rev: np.ndarray   # adjacency entry (b2 -> b) of each entry (b -> b2)
     dynamic_colors: bool  # contact couplings are not in adj: colours follow the contacts of each step
 
@@ -169,19 +170,19 @@ def build_pattern(cm: CompiledModel, with_forces: bool) -> Pattern:
     index = lambda p1, p2: ptr[p1] + p2 - first[p1]  # noqa: E731  (requires p2 <= p1)
     translational = np.zeros(cm.n_q, dtype=bool)   # DP1 and ANGLE rows never involve these columns
     for b in range(nb):
-        ntr = {ma.RIGID: 3, ma.PLANAR: 2}.get(int(m.body_kind[b]), int(m.body_q_num[b]))
-        translational[m.body_q_adr[b]:m.body_q_adr[b] + ntr] = True
+        translational[m.body_q_adr[b] + np.array(translational_coordinates(m, b), dtype=np.int64)] = True
     jp, jp_ptr = [], [0]
     for k in range(cm.n_rows):
         rotational = m.row_type[k] in (ma.ROW_DP1, ma.ROW_ANGLE)
         cols = [(c, int(col)) for c, col in enumerate(m.row_cols[k])
                 if col >= 0 and not (rotational and translational[col])]
-        for c1 in range(MAX_ROW_COLS):
+        for c1 in range(m.row_cols.shape[1]):
             col1 = int(m.row_cols[k, c1])
             if col1 >= 0 and (c1, col1) in cols:
                 jp += [(c2, index(pos[col1], pos[col2])) for c2, col2 in cols if pos[col2] <= pos[col1]]
             jp_ptr.append(len(jp))
-    midx = -np.ones((nb, 7, 7), dtype=np.int64)
+    nq = max_body_coordinates(cm)
+    midx = -np.ones((nb, nq, nq), dtype=np.int64)
     for b in range(nb):
         a = m.body_q_adr[b]
         for i in range(m.body_q_num[b]):

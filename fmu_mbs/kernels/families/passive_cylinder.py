@@ -45,7 +45,7 @@ import math
 
 from numba import njit
 
-from ..frames import marker_acceleration
+from ..bodies.dispatch import marker_acceleration
 from ..marker_loads import add_marker_force, add_point_wrench, time_function
 from ..model_arrays import MODE_FULL, arrays_type
 from ..rotation import cross_v, dot_v
@@ -181,8 +181,7 @@ def after_step(a, sv, q, qdd, zs):
         for end in range(2):
             mk = a.mi[k] if end == 0 else a.mj[k]
             base = za + 6 * end
-            acc, alpha = marker_acceleration(sv.body_kind, sv.body_q_adr, sv.dim, sv.marker_body, sv.r, sv.o, sv.wm,
-                                             q, qdd, mk)
+            acc, alpha = marker_acceleration(sv, sv.r, sv.o, sv.wm, q, qdd, mk)
             for i in range(3):
                 zs[base + i] = acc[i]
                 zs[base + 3 + i] = alpha[i]
