@@ -1,0 +1,83 @@
+"""Natural modes and static solutions of a linear FE body: K phi = omega^2 M phi, K u = f, with supports."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from fmu_mbs.errors import AnalysisError
+
+from .body import free_dofs
+
+DENSE_LIMIT = 2500   # below this many free DOFs the dense symmetric solver is faster and more robust than ARPACK
+
+
+@dataclass(frozen=True)
+class Modes:
+    """Natural modes: omega (rad/s, ascending), shapes (n_dofs, n) mass-normalised (shapes.T M shapes = I) with
+    zeros at the supported DOFs."""
+
+    omega: np.ndarray
+    shapes: np.ndarray
+
+    @property
+    def frequencies(self) -> np.ndarray:
+        """Natural frequencies (Hz)."""
+        return self.omega / (2.0 * np.pi)
+
+
+def generalized_eigen(K: sp.spmatrix | np.ndarray, M: sp.spmatrix | np.ndarray, n: int,
+                      shift: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The n eigenpairs of K x = lam M x with lam closest above ``shift`` (lam ascending, x M-normalised).
+
+    Dense LAPACK for small systems, ARPACK shift-invert about shift - |scale| otherwise (that also handles a
+    singular K, e.g. free-free bodies)."""
+    size = K.shape[0]
+    n = min(n, size)
+    if n <= 0:
+        return np.zeros(0), np.zeros((size, 0))
+    if size <= DENSE_LIMIT or n >= size - 1:
+        Kd = K.toarray() if sp.issparse(K) else np.asarray(K)
+        Md = M.toarray() if sp.issparse(M) else np.asarray(M)
+        lam, x = la.eigh(Kd, Md)
+        keep = np.argsort(lam)[:n] if shift == 0.0 else np.argsort(np.abs(lam - shift))[:n]
+        keep = keep[np.argsort(lam[keep])]
+        return lam[keep], x[:, keep]
+    scale = abs(spla.eigsh(sp.csc_matrix(K), k=1, M=sp.csc_matrix(M), which="LM",
+                           return_eigenvectors=False)[0]) * 1e-12
+    lam, x = spla.eigsh(sp.csc_matrix(K), k=n, M=sp.csc_matrix(M), sigma=shift - max(scale, 1e-6), which="LM")
+    order = np.argsort(lam)
+    x = x[:, order]
+    x /= np.sqrt(np.einsum("ij,ij->j", x, M @ x))
+    return lam[order], x
+
+
+def natural_modes(K: sp.spmatrix, M: sp.spmatrix, n: int, fixed: Iterable[int] | None = None) -> Modes:
+    """The n lowest natural modes of the body with the DOFs ``fixed`` held at zero."""
+    free = free_dofs(K.shape[0], fixed)
+    Kf = sp.csr_matrix(K)[free][:, free]
+    Mf = sp.csr_matrix(M)[free][:, free]
+    lam, x = generalized_eigen(Kf, Mf, n)
+    shapes = np.zeros((K.shape[0], len(lam)))
+    shapes[free] = x
+    return Modes(omega=np.sqrt(np.clip(lam, 0.0, None)), shapes=shapes)
+
+
+def static_solve(K: sp.spmatrix, f: np.ndarray, fixed: Iterable[int]) -> np.ndarray:
+    """Displacements u (one column per column of f) of K u = f with the DOFs ``fixed`` held at zero."""
+    free = free_dofs(K.shape[0], fixed)
+    f = np.asarray(f, float)
+    Kf = sp.csc_matrix(sp.csr_matrix(K)[free][:, free])
+    try:
+        lu = spla.splu(Kf)
+    except RuntimeError as exc:
+        raise AnalysisError(f"the stiffness matrix is singular with these supports ({exc}): "
+                            "the body can still move rigidly") from exc
+    u = np.zeros((K.shape[0],) + f.shape[1:])
+    u[free] = lu.solve(f[free])
+    return u
