@@ -14,13 +14,14 @@ from .body import FEBody
 
 
 def beam_body(nodes: np.ndarray, section: BeamSection | Sequence[BeamSection], elements: np.ndarray | None = None,
-              up: Sequence[float] | np.ndarray = (0.0, 0.0, 1.0), theory: str = "timoshenko",
+              up: Sequence[float] | np.ndarray = (0.0, 1.0, 0.0), theory: str = "timoshenko",
               rotary_inertia: bool | None = None, name: str = "beam") -> FEBody:
     """FE body of 2-node beam elements (6 DOF per node, body-frame coordinates in m).
 
     nodes: (n, 3); elements: (e, 2) node rows, default a chain 0-1-2-...; section: one for all elements or one per
-    element; up: the vector that fixes each element's local y axis (one, or (e, 3)), replaced by global y for
-    elements along it; theory: 'timoshenko' or 'euler-bernoulli'. Consistent mass (see fe.beam)."""
+    element; up: the vector that fixes each element's local y axis (one, or (e, 3)); for an element along it the
+    first of global y, z, x that is not (so by default a beam along x has local axes = global axes);
+    theory: 'timoshenko' or 'euler-bernoulli'. Consistent mass (see fe.beam)."""
     nodes = np.asarray(nodes, float)
     if nodes.ndim != 2 or nodes.shape[1] != 3 or len(nodes) < 2:
         raise ModelError(f"{name}: nodes must be an (n >= 2, 3) array, got shape {nodes.shape}")
@@ -40,8 +41,10 @@ def beam_body(nodes: np.ndarray, section: BeamSection | Sequence[BeamSection], e
     for k, (a, b) in enumerate(el):
         axis = nodes[b] - nodes[a]
         u = ups[k]
-        if np.linalg.norm(np.cross(axis, u)) < 1e-9 * np.linalg.norm(axis) * np.linalg.norm(u):
-            u = np.array([0.0, 1.0, 0.0])
+        for cand in (u, np.array([0.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0])):
+            if np.linalg.norm(np.cross(axis, cand)) > 1e-6 * np.linalg.norm(axis) * np.linalg.norm(cand):
+                u = cand
+                break
         ke, me = global_matrices(nodes[a], nodes[b], u, sections[k], theory, rotary_inertia)
         d = np.r_[np.arange(6 * a, 6 * a + 6), np.arange(6 * b, 6 * b + 6)]
         rows.append(np.repeat(d, 12))
@@ -57,7 +60,7 @@ def beam_body(nodes: np.ndarray, section: BeamSection | Sequence[BeamSection], e
 
 def straight_beam(length: float, n_elements: int, section: BeamSection, theory: str = "timoshenko",
                   start: Sequence[float] = (0.0, 0.0, 0.0), direction: Sequence[float] = (1.0, 0.0, 0.0),
-                  up: Sequence[float] = (0.0, 0.0, 1.0), rotary_inertia: bool | None = None,
+                  up: Sequence[float] = (0.0, 1.0, 0.0), rotary_inertia: bool | None = None,
                   name: str = "beam") -> FEBody:
     """A straight beam of ``length`` (m) from ``start`` along ``direction``, ``n_elements`` equal elements."""
     if n_elements < 1:

@@ -36,7 +36,7 @@ def _held(body: FEBody, interfaces: Sequence[Interface], fixed: Iterable[int] | 
     """Constraints of all interfaces plus the grounded DOFs ``fixed``: (C, E, pivots)."""
     C, E, piv = constraint_set(body, interfaces) if interfaces else \
         (sp.csr_matrix((0, body.n_dofs)), np.zeros((0, 0)), np.zeros(0, int))
-    fx = np.array(sorted(set(fixed or ())), int)
+    fx = np.array(sorted(set(() if fixed is None else (int(i) for i in fixed))), int)
     if len(np.intersect1d(fx, piv)):
         raise ModelError(f"{body.name}: a grounded DOF is also an interface DOF ({np.intersect1d(fx, piv)})")
     if len(fx):
@@ -83,7 +83,7 @@ def craig_bampton(body: FEBody, interfaces: Sequence[Interface], n_modes: int, r
     names = [n for itf in interfaces for n in itf.coordinate_names(body)]
     names += [f"normal {k + 1}" for k in range(phi.shape[1])]
     basis = np.hstack([psi_c, phi])
-    grounded = bool(fixed) and len(list(fixed)) > 0
+    grounded = fixed is not None and len(list(fixed)) > 0
     if grounded:
         ms = ModeSet(body, basis, tuple(names), "clamped", tuple(interfaces))
     elif reference == "tangent":

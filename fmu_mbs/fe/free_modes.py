@@ -27,7 +27,7 @@ from .modeset import ModeSet, augment, m_orthonormal_complement
 def free_interface_modes(body: FEBody, n_modes: int, fixed: Iterable[int] | None = None) -> ModeSet:
     """The n_modes lowest elastic modes (rigid modes dropped, mass-normalised). With ``fixed`` DOFs the body is
     supported (reference 'clamped'); without, reference 'mean-axis'."""
-    fx = list(fixed or ())
+    fx = [] if fixed is None else [int(i) for i in fixed]
     free = free_dofs(body.n_dofs, fx)
     n_rigid = 0 if fx else 6
     K = body.K[free][:, free]
@@ -53,7 +53,7 @@ def static_modes(body: FEBody, load_dofs: Sequence[int], interfaces: Sequence[In
     neither, inertia relief f - M R (R^T M R)^-1 R^T f with R^T M u = 0 (mean axes)."""
     F = np.zeros((body.n_dofs, len(load_dofs)))
     F[np.asarray(load_dofs, int), np.arange(len(load_dofs))] = 1.0
-    fx = list(fixed or ())
+    fx = [] if fixed is None else [int(i) for i in fixed]
     if interfaces or fx:
         C, _, piv = _held(body, interfaces, fx)
         N, lu = constrained_solver(body, C, piv)
