@@ -1,0 +1,71 @@
+"""Equations of motion of a free floating-frame (FFRF) modal body from its invariants: a numpy reference for the
+solver's modal body kind (and for its tests), not a kernel.
+
+Velocities in the body frame s = [v, omega, eta'] (frame-origin velocity, angular velocity, modal rates), kinetic
+energy T = 1/2 s^T M(eta) s with M(eta) from ``Invariants.mass_matrix``. The momenta p = M(eta) s = [p_t, p_r, p_f]
+obey the Boltzmann-Hamel (Euler-Poincare) equations of a body on SE(3) x R^m (e.g. Shabana 2013 §5.6 in
+quasi-velocities; Simeon, *Computational Flexible Multibody Dynamics*, 2013, ch. 4):
+
+    d/dt p_t + omega x p_t                 = F                       (force, body frame)
+    d/dt p_r + omega x p_r + v x p_t       = N                       (torque about the frame origin, body frame)
+    d/dt p_f - 1/2 s^T (dM/deta_k) s       = Q_f - K_ff eta - D_ff eta'
+
+so M(eta) s' = Q_ext + Q_v - [0, 0, K_ff eta + D_ff eta'] with the quadratic velocity vector
+Q_v = -M'(eta, eta') s - [omega x p_t, omega x p_r + v x p_t, -1/2 s^T dM/deta_k s], M' = sum_k eta'_k dM/deta_k.
+Frame kinematics: r' = A v, A' = A skew(omega).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .invariants import Invariants
+
+
+def mass_matrix_derivatives(inv: Invariants, eta: np.ndarray) -> np.ndarray:
+    """(m, 6+m, 6+m): dM/deta_k at eta, from the invariants (M is at most quadratic in eta)."""
+    m = inv.n_modes
+    E = np.kron(np.asarray(eta, float)[:, None], np.eye(3))
+    P = inv.mPsiTildePsiTilde
+    out = np.zeros((m, 6 + m, 6 + m))
+    for k in range(m):
+        blk = slice(3 * k, 3 * k + 3)
+        d = out[k]
+        d[:3, 3:6] = -inv.mPhitTPsiTilde[:, blk]
+        S = inv.mXRefTildePsiTilde[:, blk]
+        d[3:6, 3:6] = S + S.T + P[blk, :] @ E + E.T @ P[:, blk]
+        d[3:6, 6:] = -inv.mPsiTildePsi[blk, :]
+        lower = np.tril_indices(6 + m, -1)
+        d[lower] = d.T[lower]
+    return out
+
+
+def quadratic_velocity_vector(inv: Invariants, eta: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Q_v (6+m) of the module docstring at coordinates eta and body-frame velocities s = [v, omega, eta']."""
+    m = inv.n_modes
+    s = np.asarray(s, float)
+    v, w, ed = s[:3], s[3:6], s[6:]
+    M = inv.mass_matrix(eta)
+    dM = mass_matrix_derivatives(inv, eta)
+    p = M @ s
+    Mdot = np.tensordot(ed, dM, axes=1)
+    q = -Mdot @ s
+    q[:3] -= np.cross(w, p[:3])
+    q[3:6] -= np.cross(w, p[3:6]) + np.cross(v, p[:3])
+    q[6:] += 0.5 * np.einsum("i,kij,j->k", s, dM, s) if m else 0.0
+    return q
+
+
+def accelerations(inv: Invariants, eta: np.ndarray, s: np.ndarray, force: np.ndarray | None = None,
+                  torque: np.ndarray | None = None, modal_force: np.ndarray | None = None) -> np.ndarray:
+    """s' = [v', omega', eta''] of the free body under a body-frame force and torque (about the frame origin) and
+    modal forces, with the elastic K_ff eta and damping D_ff eta' forces."""
+    m = inv.n_modes
+    eta = np.asarray(eta, float)
+    rhs = quadratic_velocity_vector(inv, eta, s)
+    rhs[:3] += 0.0 if force is None else force
+    rhs[3:6] += 0.0 if torque is None else torque
+    rhs[6:] -= inv.K_ff @ eta + (0.0 if inv.D_ff is None else inv.D_ff @ np.asarray(s, float)[6:])
+    if modal_force is not None and m:
+        rhs[6:] += modal_force
+    return np.linalg.solve(inv.mass_matrix(eta), rhs)
