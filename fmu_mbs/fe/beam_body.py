@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,6 +12,18 @@ from fmu_mbs.errors import ModelError
 
 from .beam import THEORIES, BeamSection, global_matrices
 from .body import FEBody
+
+
+@dataclass(frozen=True)
+class BeamMesh:
+    """The elements of a beam body: node rows (e, 2), one section and one resolved 'up' vector (e, 3) per element,
+    the theory and the rotary-inertia choice."""
+
+    elements: np.ndarray
+    sections: tuple[BeamSection, ...]
+    ups: np.ndarray
+    theory: str
+    rotary_inertia: bool | None
 
 
 def beam_body(nodes: np.ndarray, section: BeamSection | Sequence[BeamSection], elements: np.ndarray | None = None,
@@ -37,7 +50,7 @@ def beam_body(nodes: np.ndarray, section: BeamSection | Sequence[BeamSection], e
     for k, s in enumerate(sections):
         s.check(f"{name} element {k} section")
     ups = np.broadcast_to(np.asarray(up, float), (len(el), 3))
-    rows, cols, kv, mv = [], [], [], []
+    rows, cols, kv, mv, used = [], [], [], [], []
     for k, (a, b) in enumerate(el):
         axis = nodes[b] - nodes[a]
         u = ups[k]
@@ -45,6 +58,7 @@ def beam_body(nodes: np.ndarray, section: BeamSection | Sequence[BeamSection], e
             if np.linalg.norm(np.cross(axis, cand)) > 1e-6 * np.linalg.norm(axis) * np.linalg.norm(cand):
                 u = cand
                 break
+        used.append(u)
         ke, me = global_matrices(nodes[a], nodes[b], u, sections[k], theory, rotary_inertia)
         d = np.r_[np.arange(6 * a, 6 * a + 6), np.arange(6 * b, 6 * b + 6)]
         rows.append(np.repeat(d, 12))
@@ -55,7 +69,9 @@ def beam_body(nodes: np.ndarray, section: BeamSection | Sequence[BeamSection], e
     r, c = np.concatenate(rows), np.concatenate(cols)
     K = sp.csr_matrix((np.concatenate(kv), (r, c)), shape=(n, n))
     M = sp.csr_matrix((np.concatenate(mv), (r, c)), shape=(n, n))
-    return FEBody(nodes=nodes, M=M, K=K, dofs_per_node=6, name=name)
+    mesh = BeamMesh(elements=el, sections=tuple(sections), ups=np.array(used), theory=theory,
+                    rotary_inertia=rotary_inertia)
+    return FEBody(nodes=nodes, M=M, K=K, dofs_per_node=6, name=name, beam=mesh)
 
 
 def straight_beam(length: float, n_elements: int, section: BeamSection, theory: str = "timoshenko",

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from fmu_mbs.errors import ModelError
+
+if TYPE_CHECKING:
+    from .beam_body import BeamMesh
 
 COMPONENTS = ("ux", "uy", "uz", "rx", "ry", "rz")
 
@@ -20,6 +24,7 @@ class FEBody:
     nodes: (n, 3) reference positions (m); M, K: (n*d, n*d) sparse mass (kg, kg m, kg m^2) and stiffness;
     dofs_per_node d: 6 (ux uy uz rx ry rz, beams and shells) or 3 (ux uy uz, solids); DOF of node i,
     component c is i*d + c. node_ids: the labels of the source (FE tool node numbers), default 0..n-1.
+    beam: the element data when the body was assembled from beam elements (section forces, geometric stiffness).
     """
 
     nodes: np.ndarray
@@ -28,6 +33,7 @@ class FEBody:
     dofs_per_node: int = 6
     node_ids: np.ndarray = field(default=None)  # type: ignore[assignment]
     name: str = "body"
+    beam: BeamMesh | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         nodes = np.asarray(self.nodes, float)

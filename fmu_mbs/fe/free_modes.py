@@ -47,12 +47,11 @@ def free_interface_modes(body: FEBody, n_modes: int, fixed: Iterable[int] | None
     return ModeSet(body, shapes, names, "clamped" if fx else "mean-axis")
 
 
-def static_modes(body: FEBody, load_dofs: Sequence[int], interfaces: Sequence[Interface] = (),
-                 fixed: Iterable[int] | None = None) -> np.ndarray:
-    """(n_dofs, len(load_dofs)) static responses to unit loads at ``load_dofs``: interfaces and ``fixed`` held; with
-    neither, inertia relief f - M R (R^T M R)^-1 R^T f with R^T M u = 0 (mean axes)."""
-    F = np.zeros((body.n_dofs, len(load_dofs)))
-    F[np.asarray(load_dofs, int), np.arange(len(load_dofs))] = 1.0
+def static_response(body: FEBody, F: np.ndarray, interfaces: Sequence[Interface] = (),
+                    fixed: Iterable[int] | None = None) -> np.ndarray:
+    """Static displacements (n_dofs, k) for the load columns F: interfaces and ``fixed`` held; with neither,
+    inertia relief f - M R (R^T M R)^-1 R^T f with R^T M u = 0 (mean axes)."""
+    F = np.asarray(F, float)
     fx = [] if fixed is None else [int(i) for i in fixed]
     if interfaces or fx:
         C, _, piv = _held(body, interfaces, fx)
@@ -67,6 +66,14 @@ def static_modes(body: FEBody, load_dofs: Sequence[int], interfaces: Sequence[In
     except RuntimeError as exc:
         raise AnalysisError(f"{body.name}: inertia-relief static problem is singular ({exc})") from exc
     return lu.solve(np.vstack([Fr, np.zeros((R.shape[1], Fr.shape[1]))]))[:body.n_dofs]
+
+
+def static_modes(body: FEBody, load_dofs: Sequence[int], interfaces: Sequence[Interface] = (),
+                 fixed: Iterable[int] | None = None) -> np.ndarray:
+    """(n_dofs, len(load_dofs)) static responses to unit loads at ``load_dofs`` (supports as static_response)."""
+    F = np.zeros((body.n_dofs, len(load_dofs)))
+    F[np.asarray(load_dofs, int), np.arange(len(load_dofs))] = 1.0
+    return static_response(body, F, interfaces, fixed)
 
 
 def with_static_correction(ms: ModeSet, load_dofs: Sequence[int], fixed: Iterable[int] | None = None) -> ModeSet:
