@@ -79,3 +79,28 @@ def test_mass_matrix_derivatives_match_finite_differences():
         e[k] = h
         fd = (inv.mass_matrix(eta + e) - inv.mass_matrix(eta - e)) / (2 * h)
         assert np.allclose(dM[k], fd, atol=1e-8 * np.abs(inv.mass_matrix(eta)).max())
+
+
+def test_node_frame_velocity_is_the_time_derivative_of_its_position():
+    from scipy.spatial.transform import Rotation
+
+    from fmu_mbs.fe.ffrf import node_frame
+
+    body = straight_beam(0.5, 6, BeamSection.rectangle(0.02, 0.01, 7.0e10, 0.33, 2700.0))
+    ms = free_interface_modes(body, 3)
+    r0, v = np.array([0.1, 0.2, -0.3]), np.array([0.5, -1.0, 0.2])
+    w = np.array([0.3, -0.7, 1.1])
+    eta0, etad = np.array([1e-3, -2e-3, 5e-4]), np.array([0.02, 0.01, -0.03])
+    A0 = Rotation.from_rotvec([0.2, -0.1, 0.4]).as_matrix()
+
+    def at(t):
+        A = Rotation.from_rotvec(w * t).as_matrix() @ A0
+        return node_frame(ms.basis, body.nodes, 4, r0 + v * t, A, eta0 + etad * t, v, w, etad)
+
+    h = 1e-6
+    o_p, R_p, _, _ = at(h)
+    o_m, R_m, _, _ = at(-h)
+    _, R0, vo, wn = at(0.0)
+    assert np.allclose((o_p - o_m) / (2 * h), vo, rtol=1e-7, atol=1e-9)
+    W = (R_p - R_m) / (2 * h) @ R0.T                     # skew(angular velocity) to first order in the small rotation
+    assert np.allclose([W[2, 1], W[0, 2], W[1, 0]], wn, atol=1e-7)

@@ -69,3 +69,30 @@ def accelerations(inv: Invariants, eta: np.ndarray, s: np.ndarray, force: np.nda
     if modal_force is not None and m:
         rhs[6:] += modal_force
     return np.linalg.solve(inv.mass_matrix(eta), rhs)
+
+
+def node_frame(ms_basis: np.ndarray, nodes: np.ndarray, node: int, r: np.ndarray, A: np.ndarray, eta: np.ndarray,
+               v_world: np.ndarray, w_world: np.ndarray, etad: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Position, rotation, velocity and angular velocity (world) of FE node ``node`` (6 DOFs per node) of a modal body
+    with frame (r, A), world velocity v_world of the frame origin, world angular velocity w_world:
+
+        o = r + A (x + Psi_t eta),       R = A rot(theta),  theta = Psi_r eta   (rot: Rodrigues' formula)
+        o' = v + w x A (x + Psi_t eta) + A Psi_t eta',    w_node = w + A dexp(theta) Psi_r eta'
+
+    with dexp(theta) = I + (1 - cos t)/t^2 [theta]x + (t - sin t)/t^3 [theta]x^2, t = |theta| (the exact angular
+    velocity of R; the linear theory's w + A Psi_r eta' differs by O(|theta| |theta'|)). These are the marker
+    equations of the modal body kind (a marker on an interface node)."""
+    rows = slice(6 * node, 6 * node + 3)
+    rrow = slice(6 * node + 3, 6 * node + 6)
+    rho = A @ (nodes[node] + ms_basis[rows] @ eta)
+    theta = ms_basis[rrow] @ eta
+    t = float(np.linalg.norm(theta))
+    K = np.array([[0.0, -theta[2], theta[1]], [theta[2], 0.0, -theta[0]], [-theta[1], theta[0], 0.0]])
+    if t < 1e-6:
+        s, c2, c3 = 1.0 - t * t / 6.0, 0.5 - t * t / 24.0, 1.0 / 6.0 - t * t / 120.0
+    else:
+        s, c2, c3 = np.sin(t) / t, (1.0 - np.cos(t)) / (t * t), (t - np.sin(t)) / t**3
+    R = A @ (np.eye(3) + s * K + c2 * K @ K)
+    vo = v_world + np.cross(w_world, rho) + A @ (ms_basis[rows] @ etad)
+    wn = w_world + A @ ((np.eye(3) + c2 * K + c3 * K @ K) @ (ms_basis[rrow] @ etad))
+    return r + rho, R, vo, wn
