@@ -10,8 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
-
 from fmu_mbs.errors import FmuMbsError
 
 from .eigen import natural_modes
@@ -40,7 +38,6 @@ def main(argv: list[str] | None = None) -> int:
     except (FmuMbsError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    np.set_printoptions()
     return 0
 
 

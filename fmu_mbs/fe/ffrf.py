@@ -96,3 +96,27 @@ def node_frame(ms_basis: np.ndarray, nodes: np.ndarray, node: int, r: np.ndarray
     vo = v_world + np.cross(w_world, rho) + A @ (ms_basis[rows] @ etad)
     wn = w_world + A @ ((np.eye(3) + c2 * K + c3 * K @ K) @ (ms_basis[rrow] @ etad))
     return r + rho, R, vo, wn
+
+
+def rotating_linearization(inv: Invariants, omega: np.ndarray,
+                           K_geo: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Modal equations of a body whose frame spins at the constant body-frame angular velocity omega (rad/s) about
+    its fixed origin: M_ff eta'' + G eta' + (K_ff + K_geo - K_cf) eta = f_c, from the modal rows of the equations
+    above with v = 0, omega' = 0:
+
+        K_cf[k, l] = omega^T P_kl omega            (spin softening, P_kl the 3x3 blocks of mPsiTildePsiTilde)
+        G[k, j]    = omega . (mPsiTildePsi[k-block, j] - mPsiTildePsi[j-block, k])    (gyroscopic, skew)
+        f_c[k]     = omega^T mXRefTildePsiTilde[:, k-block] omega                      (centrifugal load)
+
+    Returns (M_ff, G, K_ff + K_geo - K_cf, f_c). K_geo: the geometric stiffening of the same spin (fe.stiffening),
+    without which a fast-spinning linear modal body softens and goes unstable (Kane, Ryan & Banerjee 1987)."""
+    w = np.asarray(omega, float)
+    m = inv.n_modes
+    P = inv.mPsiTildePsiTilde.reshape(m, 3, m, 3)
+    K_cf = np.einsum("a,kalb,b->kl", w, P, w)
+    T = inv.mPsiTildePsi.reshape(m, 3, m)                     # T[k, :, j] = mPsiTildePsi[3k:3k+3, j]
+    A = np.einsum("a,kaj->kj", w, T)
+    G = A - A.T
+    f_c = np.einsum("a,akb,b->k", w, inv.mXRefTildePsiTilde.reshape(3, m, 3), w)
+    K = inv.K_ff - 0.5 * (K_cf + K_cf.T) + (0.0 if K_geo is None else K_geo)
+    return inv.M_ff, G, K, f_c
