@@ -182,3 +182,30 @@ def test_matrix_market_errors(tmp_path):
     files[2].write_text("\n".join(text[:-1] + [text[-1].rsplit(maxsplit=1)[0] + " TEMP"]) + "\n")
     with pytest.raises(ModelError, match="unknown DOF 'TEMP'"):
         read_matrix_market(*files)
+
+
+def test_abaqus_matrix_input_files_give_the_same_frequencies(tmp_path):
+    """Abaqus *MATRIX OUTPUT, FORMAT=MATRIX INPUT: 'node, dof, node, dof, value', one triangle, 1-based dofs; the
+    root's DOFs absent (held in Abaqus); coordinates from the *Node block of an input file with elements after it."""
+    from fmu_mbs.fe import read_abaqus_matrices
+
+    body = _beam()
+    labels = [10 * (i + 1) for i in range(body.n_nodes)]
+    keep = np.setdiff1d(np.arange(body.n_dofs), body.dofs({0: "all"}))
+    for fname, A in (("job_MASS1.mtx", body.M), ("job_STIF1.mtx", body.K)):
+        C = sp.triu(A.tocsr()[keep][:, keep]).tocoo()           # upper triangle only, as Abaqus writes one
+        lines = ["** ASSEMBLED " + fname] + [
+            f"{labels[keep[i] // 6]}, {keep[i] % 6 + 1}, {labels[keep[j] // 6]}, {keep[j] % 6 + 1}, {v:.17e}"
+            for i, j, v in zip(C.row, C.col, C.data)]
+        (tmp_path / fname).write_text("\n".join(lines) + "\n")
+    inp = ["*Heading", "** beam", "*Node"] + [f"{lab}, {x:.17g}, {y:.17g}, {z:.17g}" for lab, (x, y, z) in
+                                              zip(labels, body.nodes)]
+    inp += ["*Element, type=B31", "1, 10, 20", "2, 20, 30", "*End Part"]
+    (tmp_path / "job.inp").write_text("\n".join(inp) + "\n")
+    imp = read_abaqus_matrices(tmp_path / "job_MASS1.mtx", tmp_path / "job_STIF1.mtx", tmp_path / "job.inp")
+    assert np.array_equal(imp.body.node_ids, labels) and np.array_equal(imp.absent, body.dofs({0: "all"}))
+    full = natural_modes(body.K, body.M, 6, fixed=body.dofs({0: "all"})).frequencies
+    assert np.allclose(natural_modes(imp.body.K, imp.body.M, 6, fixed=imp.absent).frequencies, full, rtol=1e-6)
+    (tmp_path / "bad.mtx").write_text("10, 7, 10, 1, 1.0\n")
+    with pytest.raises(ModelError, match="bad.mtx line 1"):
+        read_abaqus_matrices(tmp_path / "bad.mtx", tmp_path / "job_STIF1.mtx", tmp_path / "job.inp")

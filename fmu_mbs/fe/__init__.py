@@ -4,6 +4,7 @@ and importers of FE data (MBDyn .fem, Matrix Market).
 
 A leaf package: it imports only numpy, scipy and fmu_mbs.errors. See docs/flexible-bodies.md."""
 
+from .abaqus_mtx import read_abaqus_matrices
 from .beam import BeamSection
 from .beam_body import BeamMesh, beam_body, straight_beam
 from .body import FEBody
@@ -23,5 +24,5 @@ __all__ = ["BeamMesh", "BeamSection", "FEBody", "FemData", "ImportedBody", "Inte
            "ModalGeometricStiffness", "ModeSet", "Modes", "beam_body", "compute_invariants", "craig_bampton",
            "free_interface_modes", "geometric_stiffness", "invariants", "modal_damping", "modal_geometric_stiffness",
            "natural_modes", "normal_stress", "orthogonalize", "rayleigh", "rayleigh_coefficients", "read_fem",
-           "read_matrix_market", "section_force_modes", "section_forces", "static_modes", "static_response",
-           "static_solve", "straight_beam", "with_static_correction", "write_fem"]
+           "read_abaqus_matrices", "read_matrix_market", "section_force_modes", "section_forces", "static_modes",
+           "static_response", "static_solve", "straight_beam", "with_static_correction", "write_fem"]

@@ -63,11 +63,18 @@ def read_dof_map(path: str | Path) -> list[tuple[int, int]]:
 
 
 def read_nodes(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
-    """(labels, (n, 3) coordinates)."""
+    """(labels, (n, 3) coordinates). In a file with Abaqus keywords (an .inp) only the ``*Node`` blocks are read."""
     ids, xyz = [], []
-    for k, line in enumerate(Path(path).read_text(errors="replace").splitlines(), 1):
+    lines = Path(path).read_text(errors="replace").splitlines()
+    keyworded = any(line.lstrip().upper().startswith("*NODE") for line in lines)
+    in_nodes = not keyworded
+    for k, line in enumerate(lines, 1):
+        s = line.strip()
+        if keyworded and s.startswith("*") and not s.startswith("**"):
+            in_nodes = s.upper().startswith("*NODE") and not s.upper().startswith("*NODE OUTPUT")
+            continue
         tok = line.replace(",", " ").split()
-        if not tok or tok[0][0] in "#!*" or not _is_number(tok[0]):
+        if not in_nodes or not tok or tok[0][0] in "#!*" or not _is_number(tok[0]):
             continue
         if len(tok) < 4 or not all(_is_number(t) for t in tok[:4]):
             raise ModelError(f"{Path(path).name} line {k}: expected 'node x y z', got '{line.strip()}'")
@@ -81,7 +88,13 @@ def read_matrix_market(mass: str | Path, stiffness: str | Path, dof_map: str | P
     """An FE body from Matrix Market M and K, a DOF map and node coordinates (see module docstring)."""
     Mi = sp.csr_matrix(scipy.io.mmread(str(mass)))
     Ki = sp.csr_matrix(scipy.io.mmread(str(stiffness)))
-    rows = read_dof_map(dof_map)
+    return assemble_imported(Mi, Ki, read_dof_map(dof_map), nodes, name)
+
+
+def assemble_imported(Mi: sp.spmatrix, Ki: sp.spmatrix, rows: list[tuple[int, int]], nodes: str | Path,
+                      name: str) -> ImportedBody:
+    """An FE body from matrices whose rows are the (node label, component) ``rows``, and a node file."""
+    Mi, Ki = sp.csr_matrix(Mi), sp.csr_matrix(Ki)
     ids, xyz = read_nodes(nodes)
     if Mi.shape != Ki.shape or Mi.shape[0] != Mi.shape[1]:
         raise ModelError(f"{name}: mass {Mi.shape} and stiffness {Ki.shape} must be the same square size")
