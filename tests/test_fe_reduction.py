@@ -147,3 +147,19 @@ def test_bad_interfaces_are_named():
         craig_bampton(b, [Interface("a", (9,), "rigid")], 2)
     with pytest.raises(ModelError, match="reference 'floating'"):
         craig_bampton(b, [Interface("a", (0,), "rigid")], 2, reference="floating")
+
+
+def test_sparse_eigen_path_matches_the_dense_one(monkeypatch):
+    """Bodies above DENSE_LIMIT free DOFs go through ARPACK shift-invert (also with a singular, free-free K)."""
+    import fmu_mbs.fe.eigen as eigen
+
+    b = _cantilever(30)
+    dense_clamped = natural_modes(b.K, b.M, 6, fixed=b.dofs({0: "all"})).frequencies
+    dense_free = free_interface_modes(b, 4).frequencies()
+    monkeypatch.setattr(eigen, "DENSE_LIMIT", 10)
+    assert np.allclose(natural_modes(b.K, b.M, 6, fixed=b.dofs({0: "all"})).frequencies, dense_clamped, rtol=1e-9)
+    assert np.allclose(free_interface_modes(b, 4).frequencies(), dense_free, rtol=1e-8)
+    itf = [Interface("root", (0,), "nodes"), Interface("tip", (30,), "nodes")]
+    sparse_cb = craig_bampton(b, itf, 6).frequencies()
+    monkeypatch.setattr(eigen, "DENSE_LIMIT", 10**6)
+    assert np.allclose(sparse_cb, craig_bampton(b, itf, 6).frequencies(), rtol=1e-9)
