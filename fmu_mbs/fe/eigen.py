@@ -35,8 +35,8 @@ def generalized_eigen(K: sp.spmatrix | np.ndarray, M: sp.spmatrix | np.ndarray, 
                       shift: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The n eigenpairs of K x = lam M x with lam closest above ``shift`` (lam ascending, x M-normalised).
 
-    Dense LAPACK for small systems, ARPACK shift-invert about shift - |scale| otherwise (that also handles a
-    singular K, e.g. free-free bodies)."""
+    Dense LAPACK for small systems, ARPACK shift-invert about slightly below ``shift`` otherwise (that also handles
+    a singular K, e.g. free-free bodies)."""
     size = K.shape[0]
     n = min(n, size)
     if n <= 0:
@@ -48,9 +48,12 @@ def generalized_eigen(K: sp.spmatrix | np.ndarray, M: sp.spmatrix | np.ndarray, 
         keep = np.argsort(lam)[:n] if shift == 0.0 else np.argsort(np.abs(lam - shift))[:n]
         keep = keep[np.argsort(lam[keep])]
         return lam[keep], x[:, keep]
-    scale = abs(spla.eigsh(sp.csc_matrix(K), k=1, M=sp.csc_matrix(M), which="LM",
-                           return_eigenvectors=False)[0]) * 1e-12
-    lam, x = spla.eigsh(sp.csc_matrix(K), k=n, M=sp.csc_matrix(M), sigma=shift - max(scale, 1e-6), which="LM")
+    # shift a little below ``shift`` so that K - sigma M is regular even for a free body (singular K); the scale
+    # is a cheap stand-in for the largest eigenvalue: the largest ratio of the diagonals
+    Kc, Mc = sp.csc_matrix(K), sp.csc_matrix(M)
+    dk, dm = np.abs(Kc.diagonal()), np.abs(Mc.diagonal())
+    scale = float(np.max(dk[dm > 0] / dm[dm > 0])) if np.any(dm > 0) else 1.0
+    lam, x = spla.eigsh(Kc, k=n, M=Mc, sigma=shift - 1e-9 * scale, which="LM")
     order = np.argsort(lam)
     x = x[:, order]
     x /= np.sqrt(np.einsum("ij,ij->j", x, M @ x))
