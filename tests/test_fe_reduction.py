@@ -115,6 +115,8 @@ def test_static_correction_mode_makes_the_interior_load_response_exact():
             assert err > 1e-3
         else:
             assert err < tol
+    with pytest.raises(ModelError, match="give its supports"):
+        with_static_correction(plain, load)
     free = with_static_correction(free_interface_modes(b, 3), load)      # inertia relief keeps the mean axes
     assert np.abs(free.basis.T @ (b.M @ b.rigid_modes())).max() < 1e-8
 

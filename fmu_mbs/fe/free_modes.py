@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from fmu_mbs.errors import AnalysisError
+from fmu_mbs.errors import AnalysisError, ModelError
 
 from .body import FEBody, free_dofs
 from .craig_bampton import _held, constrained_solver
@@ -80,4 +80,6 @@ def with_static_correction(ms: ModeSet, load_dofs: Sequence[int], fixed: Iterabl
     """``ms`` plus static correction modes for unit loads at ``load_dofs`` (held like ``ms``: its interfaces for
     Craig-Bampton / tangent sets, inertia relief for mean-axis sets)."""
     held = ms.interfaces if ms.reference != "mean-axis" else ()
+    if ms.reference == "clamped" and not held and fixed is None:
+        raise ModelError(f"{ms.body.name}: the mode set is clamped; give its supports ('fixed') for the static modes")
     return augment(ms, static_modes(ms.body, load_dofs, held, fixed), "static")
