@@ -19,10 +19,11 @@ from .mbdyn_fem import FemData, read_fem, write_fem
 from .modeset import ModeSet, orthogonalize
 from .recovery import normal_stress, section_force_modes, section_forces
 from .stiffening import ModalGeometricStiffness, geometric_stiffness, modal_geometric_stiffness
+from .truss import truss_body
 
 __all__ = ["BeamMesh", "BeamSection", "FEBody", "FemData", "ImportedBody", "Interface", "Invariants",
            "ModalGeometricStiffness", "ModeSet", "Modes", "beam_body", "compute_invariants", "craig_bampton",
            "free_interface_modes", "geometric_stiffness", "invariants", "modal_damping", "modal_geometric_stiffness",
            "natural_modes", "normal_stress", "orthogonalize", "rayleigh", "rayleigh_coefficients", "read_fem",
            "read_abaqus_matrices", "read_matrix_market", "section_force_modes", "section_forces", "static_modes",
-           "static_response", "static_solve", "straight_beam", "with_static_correction", "write_fem"]
+           "static_response", "static_solve", "straight_beam", "truss_body", "with_static_correction", "write_fem"]
