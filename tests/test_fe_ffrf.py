@@ -104,3 +104,45 @@ def test_node_frame_velocity_is_the_time_derivative_of_its_position():
     assert np.allclose((o_p - o_m) / (2 * h), vo, rtol=1e-7, atol=1e-9)
     W = (R_p - R_m) / (2 * h) @ R0.T                     # skew(angular velocity) to first order in the small rotation
     assert np.allclose([W[2, 1], W[0, 2], W[1, 0]], wn, atol=1e-7)
+
+
+def test_rp_form_gives_the_same_motion_as_the_body_frame_form():
+    """The solver's coordinates (r, p, eta) with the constraint p^T p = 1: M_q q'' + 2 p lambda = Q_q,
+    p^T p'' = -p'^T p'; mapped back, s' = B q'' + B' q' must equal the body-frame accelerations."""
+    from fmu_mbs.fe.ffrf import euler_parameter_matrices, rp_equations
+
+    body = straight_beam(0.5, 6, BeamSection.rectangle(0.02, 0.01, 7.0e10, 0.33, 2700.0), start=(0.05, 0.01, 0))
+    inv = invariants(craig_bampton(body, [Interface("a", (0,), "nodes"), Interface("b", (6,), "nodes")], 2))
+    rng = np.random.default_rng(5)
+    m = inv.n_modes
+    p = rng.normal(size=4)
+    p /= np.linalg.norm(p)
+    pd = rng.normal(size=4)
+    pd -= (p @ pd) * p
+    rd, eta, etad = rng.normal(size=3), 1e-3 * rng.normal(size=m), 0.1 * rng.normal(size=m)
+    F, N = np.array([3.0, -1.0, 2.0]), np.array([0.2, 0.1, -0.3])
+    Mq, Qq = rp_equations(inv, p, eta, rd, pd, etad, force=F, torque=N)
+    n = 7 + m
+    Phi = np.zeros(n)
+    Phi[3:7] = 2 * p
+    S = np.block([[Mq, Phi[:, None]], [Phi[None, :], np.zeros((1, 1))]])
+    qdd = np.linalg.solve(S, np.concatenate([Qq, [-2 * pd @ pd]]))[:n]
+    A, G = euler_parameter_matrices(p)
+    v, w = A.T @ rd, 2 * G @ pd
+    sd = np.concatenate([A.T @ qdd[:3] - np.cross(w, v), 2 * G @ qdd[3:7], qdd[7:]])
+    ref = accelerations(inv, eta, np.concatenate([v, w, etad]), force=A.T @ F, torque=A.T @ N)
+    assert np.allclose(sd, ref, rtol=1e-8, atol=1e-8 * np.abs(ref).max())
+
+
+def test_uniform_gravity_does_not_deform_a_free_body():
+    from fmu_mbs.fe.ffrf import gravity_forces
+
+    body = straight_beam(0.5, 6, BeamSection.rectangle(0.02, 0.01, 7.0e10, 0.33, 2700.0), start=(0.05, 0.01, 0))
+    inv = invariants(craig_bampton(body, [Interface("a", (0,), "nodes"), Interface("b", (6,), "nodes")], 2))
+    g = np.array([0.0, -9.81, 3.0])
+    Q = gravity_forces(inv, np.zeros(inv.n_modes), g)
+    assert Q[:3] == pytest.approx(inv.mass * g)
+    assert np.allclose(Q[3:6], inv.mass * np.cross(inv.center_of_mass, g))
+    sd = accelerations(inv, np.zeros(inv.n_modes), np.zeros(6 + inv.n_modes), force=Q[:3], torque=Q[3:6],
+                       modal_force=Q[6:])
+    assert np.allclose(sd, np.concatenate([g, np.zeros(3 + inv.n_modes)]), atol=1e-9)

@@ -120,3 +120,51 @@ def rotating_linearization(inv: Invariants, omega: np.ndarray,
     f_c = np.einsum("a,akb,b->k", w, inv.mXRefTildePsiTilde.reshape(3, m, 3), w)
     K = inv.K_ff - 0.5 * (K_cf + K_cf.T) + (0.0 if K_geo is None else K_geo)
     return inv.M_ff, G, K, f_c
+
+
+def euler_parameter_matrices(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(A, G_bar) of unit Euler parameters p = (e0, e1, e2, e3): A = (e0^2 - e.e) I + 2 e e^T + 2 e0 skew(e) and the
+    body angular velocity omega = 2 G_bar p', G_bar = [-e, -skew(e) + e0 I] (Nikravesh 1988, §6; seed 004)."""
+    e0, e1, e2, e3 = (float(v) for v in p)
+    e = np.array([e1, e2, e3])
+    E = np.array([[0.0, -e3, e2], [e3, 0.0, -e1], [-e2, e1, 0.0]])
+    A = (e0 * e0 - e @ e) * np.eye(3) + 2.0 * np.outer(e, e) + 2.0 * e0 * E
+    G = np.column_stack([-e, -E + e0 * np.eye(3)])
+    return A, G
+
+
+def rp_equations(inv: Invariants, p: np.ndarray, eta: np.ndarray, rd: np.ndarray, pd: np.ndarray,
+                 etad: np.ndarray, force: np.ndarray | None = None, torque: np.ndarray | None = None,
+                 modal_force: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Mass matrix M_q and force vector Q_q of a modal body in the solver's r-p coordinates q = (r, p, eta) (world
+    frame-origin position, Euler parameters, modal coordinates), by the velocity transformation s = B q',
+    B = diag(A^T, 2 G_bar, I):
+
+        M_q = B^T M(eta) B,    Q_q = B^T (Q_v + Q_ext - [0, 0, K eta + D eta'] - M(eta) B' q'),
+        B' q' = [-omega x v, 0, 0]
+
+    with force (N) at the frame origin and torque (N m) in world axes. M_q is singular along p; the solver adds the
+    Euler-parameter constraint p^T p = 1 as for rigid bodies."""
+    A, G = euler_parameter_matrices(p)
+    m = inv.n_modes
+    v, w = A.T @ np.asarray(rd, float), 2.0 * G @ np.asarray(pd, float)
+    s = np.concatenate([v, w, np.asarray(etad, float)])
+    B = np.zeros((6 + m, 7 + m))
+    B[:3, :3] = A.T
+    B[3:6, 3:7] = 2.0 * G
+    B[6:, 7:] = np.eye(m)
+    M = inv.mass_matrix(eta)
+    q = quadratic_velocity_vector(inv, eta, s)
+    q[:3] += 0.0 if force is None else A.T @ force
+    q[3:6] += 0.0 if torque is None else A.T @ torque
+    q[6:] -= inv.K_ff @ np.asarray(eta, float) + (0.0 if inv.D_ff is None else inv.D_ff @ s[6:])
+    if modal_force is not None and m:
+        q[6:] += modal_force
+    Bd_qd = np.concatenate([-np.cross(w, v), np.zeros(3 + m)])
+    return B.T @ M @ B, B.T @ (q - M @ Bd_qd)
+
+
+def gravity_forces(inv: Invariants, eta: np.ndarray, g_body: np.ndarray) -> np.ndarray:
+    """Generalised gravity forces [m g, m c(eta) x g, mPhitTPsi^T g] in the body-frame velocities, g_body = A^T g:
+    the first three columns of M(eta) times g (uniform gravity accelerates a free body without deforming it)."""
+    return inv.mass_matrix(eta)[:, :3] @ np.asarray(g_body, float)
