@@ -96,3 +96,26 @@ def test_invariants_reject_mismatched_data():
         compute_invariants(body.M, np.zeros((5, 1)), body.nodes, 3, K_ff=np.eye(1))
     with pytest.raises(ModelError, match="modal coordinates must have 1"):
         compute_invariants(body.M, np.ones((6, 1)), body.nodes, 3, K_ff=np.eye(1)).mass_matrix(np.zeros(2))
+
+
+def test_planar_body_with_in_plane_modes_stays_in_its_plane():
+    """A beam in the x-y plane with in-plane modes only: from an in-plane state the 3D equations give no out-of-plane
+    acceleration, and the planar mass matrix is the 3D one restricted to (v_x, v_y, omega_z, eta)."""
+    from fmu_mbs.fe.ffrf import accelerations
+    from fmu_mbs.fe.invariants import planar_mass_matrix
+
+    b = straight_beam(0.6, 8, BeamSection.rectangle(0.02, 0.01, 7.0e10, 0.33, 2700.0), start=(0.1, 0.05, 0.0))
+    out_of_plane = b.dofs({i: ["uz", "rx", "ry"] for i in range(9)})
+    ms = free_interface_modes(b, 8)                  # b = 0.02 along y, h = 0.01 along z: the planes separate
+    keep = [k for k in range(ms.n_modes) if np.abs(ms.basis[out_of_plane, k]).max() < 1e-9]
+    assert len(keep) >= 3
+    inv = compute_invariants(b.M, ms.basis[:, keep], b.nodes, 6, ms.stiffness[np.ix_(keep, keep)])
+    m = inv.n_modes
+    rng = np.random.default_rng(2)
+    eta, etad = 1e-3 * rng.normal(size=m), 0.1 * rng.normal(size=m)
+    s = np.concatenate([[0.3, -0.4, 0.0], [0.0, 0.0, 2.5], etad])
+    sd = accelerations(inv, eta, s, force=np.array([1.0, 2.0, 0.0]), torque=np.array([0.0, 0.0, 0.3]))
+    assert np.allclose(sd[[2, 3, 4]], 0.0, atol=1e-9 * np.abs(sd).max())
+    M3 = inv.mass_matrix(eta)
+    assert np.allclose(M3[np.ix_([2, 3, 4], [0, 1, 5] + list(range(6, 6 + m)))], 0.0, atol=1e-12)
+    assert planar_mass_matrix(inv, eta).shape == (3 + m, 3 + m)

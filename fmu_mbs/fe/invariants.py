@@ -86,6 +86,18 @@ class Invariants:
         return out
 
 
+PLANAR_ROWS = (0, 1, 5)     # v_x, v_y, omega_z of [v, omega] in the x-y plane
+
+
+def planar_mass_matrix(inv: Invariants, eta: np.ndarray) -> np.ndarray:
+    """(3 + m) mass matrix in [v_x, v_y, omega_z, eta'] of a body moving in the x-y plane whose modes deform it in
+    that plane only (mode translations with no z part, rotations about z only): the rows and columns of the 3D
+    mass matrix; for such modes the dropped rows carry no coupling to in-plane motion (tested)."""
+    M = inv.mass_matrix(eta)
+    keep = list(PLANAR_ROWS) + list(range(6, 6 + inv.n_modes))
+    return M[np.ix_(keep, keep)]
+
+
 def velocity_matrices(nodes: np.ndarray, dofs_per_node: int, basis: np.ndarray) -> tuple[np.ndarray, ...]:
     """(Phi_t, X~, Psi~) of the module docstring; Psi~ as (n, 3m), block k for mode k."""
     d = dofs_per_node
