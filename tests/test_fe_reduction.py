@@ -165,3 +165,24 @@ def test_sparse_eigen_path_matches_the_dense_one(monkeypatch):
     sparse_cb = craig_bampton(b, itf, 6).frequencies()
     monkeypatch.setattr(eigen, "DENSE_LIMIT", 10**6)
     assert np.allclose(sparse_cb, craig_bampton(b, itf, 6).frequencies(), rtol=1e-9)
+
+
+def test_interface_basis_moves_the_reference_point_with_its_nodes():
+    b = _ladder()
+    root, tip = (0, 1, 11, 12), (9, 10, 20, 21)
+    for kind in ("rigid", "averaged"):
+        ms = craig_bampton(b, [Interface("root", root, kind), Interface("tip", tip, kind)], 6, reference="mean-axis")
+        point, rows = ms.interface_basis("tip")
+        assert np.allclose(point, b.nodes[list(tip)].mean(axis=0))
+        eta = np.linspace(-1.0, 1.0, ms.n_modes) * 1e-3
+        u = ms.basis @ eta
+        Rt = b.rigid_modes(point)
+        tip_dofs = np.array([6 * n + c for n in tip for c in range(6)])
+        if kind == "rigid":        # the nodes follow the point's rigid motion exactly
+            assert np.allclose(Rt[tip_dofs] @ (rows @ eta), u[tip_dofs], atol=1e-12)
+        else:                      # the point follows the least-squares rigid fit of the nodes' translations
+            t = np.array([6 * n + c for n in tip for c in range(3)])
+            fit = np.linalg.lstsq(Rt[t], u[t], rcond=None)[0]
+            assert np.allclose(rows @ eta, fit, atol=1e-12)
+    with pytest.raises(ModelError, match="no interface 'hub'"):
+        ms.interface_basis("hub")

@@ -70,6 +70,18 @@ class ModeSet:
         """The same mode set with the reduced damping matrix D (N s/m in the coordinates' units)."""
         return replace(self, damping=np.asarray(D, float))
 
+    def interface_basis(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(point (3,), rows (6, m)): the interface's reference point (m, body frame) and the map from the modal
+        coordinates to its small motion (ux uy uz rx ry rz) -- where a marker on the interface sits and how it
+        moves: the rigid fit of its nodes ('rigid'), their weighted average ('averaged'), or the node itself
+        ('nodes', one 6-DOF node)."""
+        itf = self.interface(name)
+        C, E, _ = itf.constraint(self.body)
+        if itf.kind == "nodes" and E.shape[1] != 6:
+            raise ModelError(f"interface '{name}': a marker needs a 'rigid' or 'averaged' interface or one 6-DOF node")
+        rows = np.linalg.lstsq(E, np.asarray(C @ self.basis), rcond=None)[0]
+        return itf.reference_point(self.body), rows
+
     def interface(self, name: str) -> Interface:
         for itf in self.interfaces:
             if itf.name == name:
