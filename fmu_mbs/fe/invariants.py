@@ -98,23 +98,30 @@ def planar_mass_matrix(inv: Invariants, eta: np.ndarray) -> np.ndarray:
     return M[np.ix_(keep, keep)]
 
 
+def _skew_rows(v: np.ndarray) -> np.ndarray:
+    """(..., 3, 3) cross-product matrices of the vectors v (..., 3)."""
+    out = np.zeros(v.shape[:-1] + (3, 3))
+    out[..., 0, 1], out[..., 0, 2] = -v[..., 2], v[..., 1]
+    out[..., 1, 0], out[..., 1, 2] = v[..., 2], -v[..., 0]
+    out[..., 2, 0], out[..., 2, 1] = -v[..., 1], v[..., 0]
+    return out
+
+
 def velocity_matrices(nodes: np.ndarray, dofs_per_node: int, basis: np.ndarray) -> tuple[np.ndarray, ...]:
     """(Phi_t, X~, Psi~) of the module docstring; Psi~ as (n, 3m), block k for mode k."""
     d = dofs_per_node
-    n = len(nodes) * d
+    nn = len(nodes)
     m = basis.shape[1]
-    Phit = np.zeros((n, 3))
-    X = np.zeros((n, 3))
-    Pt = np.zeros((n, 3 * m))
-    for i, x in enumerate(nodes):
-        r = i * d
-        Phit[r:r + 3] = np.eye(3)
-        X[r:r + 3] = skew(x)
-        if d == 6:
-            X[r + 3:r + 6] = -np.eye(3)
-        for k in range(m):
-            Pt[r:r + 3, 3 * k:3 * k + 3] = skew(basis[r:r + 3, k])
-    return Phit, X, Pt
+    Phit = np.zeros((nn, d, 3))
+    Phit[:, :3, :] = np.eye(3)
+    X = np.zeros((nn, d, 3))
+    X[:, :3, :] = _skew_rows(np.asarray(nodes, float))
+    if d == 6:
+        X[:, 3:, :] = -np.eye(3)
+    trans = basis.reshape(nn, d, m)[:, :3, :].transpose(0, 2, 1)           # (nn, m, 3)
+    Pt = np.zeros((nn, d, m, 3))
+    Pt[:, :3] = _skew_rows(trans).transpose(0, 2, 1, 3)                     # (nn, 3, m, 3)
+    return Phit.reshape(nn * d, 3), X.reshape(nn * d, 3), Pt.reshape(nn * d, 3 * m)
 
 
 def compute_invariants(M: sp.spmatrix | np.ndarray, basis: np.ndarray, nodes: np.ndarray, dofs_per_node: int,
