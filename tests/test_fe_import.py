@@ -209,3 +209,13 @@ def test_abaqus_matrix_input_files_give_the_same_frequencies(tmp_path):
     (tmp_path / "bad.mtx").write_text("10, 7, 10, 1, 1.0\n")
     with pytest.raises(ModelError, match="bad.mtx line 1"):
         read_abaqus_matrices(tmp_path / "bad.mtx", tmp_path / "job_STIF1.mtx", tmp_path / "job.inp")
+
+
+def test_fem_damping_record_round_trip(tmp_path):
+    from fmu_mbs.fe import modal_damping
+
+    ms = modal_damping(_cb(_beam()), 0.03)
+    write_fem(tmp_path / "d.fem", ms)
+    fem = read_fem(tmp_path / "d.fem")
+    assert fem.damping is not None and np.allclose(fem.damping, ms.damping, rtol=1e-15, atol=1e-15)
+    assert np.array_equal(fem.q0, np.zeros(ms.n_modes)) and fem.invariants().D_ff is not None
