@@ -3,6 +3,7 @@ statics of a Timoshenko cantilever against beam theory, tip load and gravity."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from fmu_mbs.analyses.statics import statics
@@ -40,3 +41,31 @@ def test_fields_map_the_supported_dofs():
     f = flexible_body_fields(beam, beam.dofs({0: "all", 2: ["uy"]}))
     assert f["node_dofs"][0] == [-1] * 6 and f["node_dofs"][2][1] == -1 and f["mass_matrix"].shape == (11, 11)
     assert f["node_dofs"][1] == list(range(6)) and f["gravity_load"].shape == (11, 3)
+
+
+def test_craig_bampton_reduced_cantilever_in_the_solver():
+    """A 20-element cantilever reduced to 6 tip coordinates + 2 normal modes (+ a static correction mode for the
+    weight), held at its root (tangent reference), as the solver's flexible body: the tip interface's constraint
+    modes make the tip-load statics exact, the weight's static mode makes the gravity statics exact."""
+    from fmu_mbs.errors import ModelError
+    from fmu_mbs.fe import Interface, craig_bampton, reduced_flexible_body_fields, with_static_correction
+    from fmu_mbs.fe.modeset import augment
+
+    beam = straight_beam(L, 20, SEC, theory="timoshenko")
+    ms = craig_bampton(beam, [Interface("root", (0,), "nodes"), Interface("tip", (20,), "nodes")], 2)
+    weight = beam.M @ np.tile([0.0, 0.0, -1.0, 0.0, 0.0, 0.0], beam.n_nodes)
+    with pytest.raises(ModelError, match="does not move with its own coordinates"):
+        reduced_flexible_body_fields(augment(ms, weight[:, None], "static"))     # a mixed-in column is refused
+    ms = with_static_correction(ms, loads=weight[:, None])
+    assert ms.n_modes == 9
+    EI, kGA = SEC.E * SEC.Iy, SEC.kz * SEC.G * SEC.A
+    for gravity, P, expected in ((0.0, 2.0e4, 2.0e4 * (L**3 / (3 * EI) + L / kGA)),
+                                 (G, 0.0, SEC.rho * SEC.A * G * (L**4 / (8 * EI) + L**2 / (2 * kGA)))):
+        b = ModelBuilder("cb", dimension=3, gravity=(0.0, 0.0, -gravity))
+        b.add_flexible_body("beam", **reduced_flexible_body_fields(ms))
+        b.add_marker("tip", "beam", (L, 0.0, 0.0))
+        b.add_point_load("load", "tip", force=(0.0, 0.0, -P))
+        cm = compile_model(b.build())
+        assert cm.n_q == 9
+        q = statics(cm).q[0]
+        assert q[ms.names.index("tip.20.uz")] == pytest.approx(-expected, rel=1e-8)

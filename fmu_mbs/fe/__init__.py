@@ -11,7 +11,7 @@ from .body import FEBody
 from .craig_bampton import craig_bampton
 from .damping import modal_damping, rayleigh, rayleigh_coefficients
 from .eigen import Modes, natural_modes, static_solve
-from .flexible_kind import flexible_body_fields
+from .flexible_kind import flexible_body_fields, reduced_flexible_body_fields
 from .free_modes import free_interface_modes, static_modes, static_response, with_static_correction
 from .interfaces import Interface
 from .invariants import Invariants, compute_invariants, invariants
@@ -24,8 +24,8 @@ from .truss import truss_body
 
 __all__ = ["BeamMesh", "BeamSection", "FEBody", "FemData", "ImportedBody", "Interface", "Invariants",
            "ModalGeometricStiffness", "ModeSet", "Modes", "beam_body", "compute_invariants", "craig_bampton",
-           "flexible_body_fields",
-           "free_interface_modes", "geometric_stiffness", "invariants", "modal_damping", "modal_geometric_stiffness",
-           "natural_modes", "normal_stress", "orthogonalize", "rayleigh", "rayleigh_coefficients", "read_fem",
-           "read_abaqus_matrices", "read_matrix_market", "section_force_modes", "section_forces", "static_modes",
+           "flexible_body_fields", "free_interface_modes", "geometric_stiffness", "invariants", "modal_damping",
+           "modal_geometric_stiffness", "natural_modes", "normal_stress", "orthogonalize", "rayleigh",
+           "rayleigh_coefficients", "read_abaqus_matrices", "read_fem", "read_matrix_market",
+           "reduced_flexible_body_fields", "section_force_modes", "section_forces", "static_modes",
            "static_response", "static_solve", "straight_beam", "truss_body", "with_static_correction", "write_fem"]

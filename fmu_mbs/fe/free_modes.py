@@ -76,10 +76,21 @@ def static_modes(body: FEBody, load_dofs: Sequence[int], interfaces: Sequence[In
     return static_response(body, F, interfaces, fixed)
 
 
-def with_static_correction(ms: ModeSet, load_dofs: Sequence[int], fixed: Iterable[int] | None = None) -> ModeSet:
-    """``ms`` plus static correction modes for unit loads at ``load_dofs`` (held like ``ms``: its interfaces for
-    Craig-Bampton / tangent sets, inertia relief for mean-axis sets)."""
+def with_static_correction(ms: ModeSet, load_dofs: Sequence[int] = (), fixed: Iterable[int] | None = None,
+                           loads: np.ndarray | None = None) -> ModeSet:
+    """``ms`` plus static correction modes for unit loads at ``load_dofs`` and for the load vectors ``loads``
+    (n_dofs, k), held like ``ms``: its interfaces for Craig-Bampton / tangent sets, inertia relief for mean-axis
+    sets. In a Craig-Bampton set they are M-orthogonalised against the columns that vanish on the interfaces only,
+    so they stay zero there and the interface coordinates keep meaning the interface DOFs."""
     held = ms.interfaces if ms.reference != "mean-axis" else ()
     if ms.reference == "clamped" and not held and fixed is None:
         raise ModelError(f"{ms.body.name}: the mode set is clamped; give its supports ('fixed') for the static modes")
-    return augment(ms, static_modes(ms.body, load_dofs, held, fixed), "static")
+    F = np.zeros((ms.body.n_dofs, len(load_dofs)))
+    F[np.asarray(load_dofs, int), np.arange(len(load_dofs))] = 1.0
+    if loads is not None:
+        F = np.hstack([F, np.asarray(loads, float).reshape(ms.body.n_dofs, -1)])
+    against = None
+    if held:
+        prefixes = tuple(itf.name + "." for itf in held)
+        against = np.array([k for k, n in enumerate(ms.names) if not n.startswith(prefixes)], int)
+    return augment(ms, static_response(ms.body, F, held, fixed), "static", against)

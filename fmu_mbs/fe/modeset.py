@@ -116,9 +116,11 @@ def m_orthonormal_complement(body: FEBody, basis: np.ndarray, vectors: np.ndarra
     return V @ (W[:, keep] / np.sqrt(lam[keep]))
 
 
-def augment(ms: ModeSet, vectors: np.ndarray, prefix: str) -> ModeSet:
-    """Append ``vectors`` (e.g. static correction modes) M-orthogonalised against the basis; names '<prefix> k'."""
-    extra = m_orthonormal_complement(ms.body, ms.basis, vectors)
+def augment(ms: ModeSet, vectors: np.ndarray, prefix: str, against: np.ndarray | None = None) -> ModeSet:
+    """Append ``vectors`` (e.g. static correction modes) M-orthogonalised against the basis columns ``against``
+    (default all); names '<prefix> k'."""
+    basis = ms.basis if against is None else ms.basis[:, np.asarray(against, int)]
+    extra = m_orthonormal_complement(ms.body, basis, vectors)
     names = ms.names + tuple(f"{prefix} {k + 1}" for k in range(extra.shape[1]))
     return replace(ms, basis=np.hstack([ms.basis, extra]), names=names, damping=None)
 
