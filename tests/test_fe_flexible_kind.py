@@ -96,3 +96,31 @@ def test_reduced_cantilever_vibrates_at_its_first_frequency_in_the_solver():
     assert q_tip[0] == pytest.approx(1e-4, rel=1e-12)
     assert q_tip[200] == pytest.approx(-1e-4, rel=1e-3) and q_tip[-1] == pytest.approx(1e-4, rel=1e-3)
     assert np.allclose(q_tip, 1e-4 * np.cos(w1 * traj.t), atol=2e-3 * 1e-4)
+
+
+def test_point_mass_hung_from_the_reduced_beam_by_a_joint():
+    """A 5 kg point mass hung from the tip node of the CB-reduced beam by a spherical joint, gravity on both: tip
+    deflection m g (L^3/(3EI) + L/(kGA)) + q (L^4/(8EI) + L^2/(2kGA)) (q = rho A g), and the joint carries m g:
+    joints attach to the interface node's coordinates."""
+    from fmu_mbs.analyses.evaluate import Evaluator
+    from fmu_mbs.analyses.reactions import joint_reactions
+    from fmu_mbs.fe import Interface, craig_bampton, reduced_flexible_body_fields, with_static_correction
+
+    beam = straight_beam(L, 20, SEC, theory="timoshenko")
+    ms = craig_bampton(beam, [Interface("root", (0,), "nodes"), Interface("tip", (20,), "nodes")], 2)
+    ms = with_static_correction(ms, loads=(beam.M @ np.tile([0.0, 0.0, -1.0, 0.0, 0.0, 0.0], beam.n_nodes))[:, None])
+    mass = 5.0
+    b = ModelBuilder("hung", dimension=3, gravity=(0.0, 0.0, -G))
+    b.add_flexible_body("beam", **reduced_flexible_body_fields(ms))
+    b.add_marker("tip", "beam", (L, 0.0, 0.0))
+    b.add_point_mass("bob", mass, position=(L, 0.0, 0.0))
+    b.add_marker("bob_m", "bob")
+    b.add_joint("ball", "spherical", "tip", "bob_m")
+    cm = compile_model(b.build())
+    ev = Evaluator(cm)
+    traj = statics(cm, evaluator=ev)
+    EI, kGA, q = SEC.E * SEC.Iy, SEC.kz * SEC.G * SEC.A, SEC.rho * SEC.A * G
+    expected = mass * G * (L**3 / (3 * EI) + L / kGA) + q * (L**4 / (8 * EI) + L**2 / (2 * kGA))
+    assert traj.q[0][cm.q_names.index("beam.n1_z")] == pytest.approx(-expected, rel=1e-8)
+    F, _ = joint_reactions(ev, traj.lam[0])["ball"]
+    np.testing.assert_allclose(F, [0.0, 0.0, mass * G], atol=1e-8)
