@@ -1,4 +1,4 @@
-"""Narrow phase (kernels/contact_geometry.py) against closed forms and independent brute-force computations
+"""Narrow phase (kernels/contact_geometry/) against closed forms and independent brute-force computations
 (scipy minimisation over the surfaces written here), plus swap symmetry, rigid-motion invariance and continuity.
 The broad phase has its own file (test_broad_phase.py)."""
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 
 import numpy as np
 
@@ -97,17 +99,53 @@ def _curve_problems(where: str, field: str, curve) -> list[str]:
     return []
 
 
+@dataclass
+class _Scope:
+    """What the checks of one model share: the model, its dimension, the element tables and the problem list."""
+
+    model: Model
+    dim: int
+    bodies: dict
+    markers: dict
+    joints: dict
+    p: list[str] = dc_field(default_factory=list)
+
+    def body_of(self, marker_name: str) -> str | None:
+        m = self.markers.get(marker_name)
+        return None if m is None else m.body
+
+    def check_pair(self, w: str, mi: str, mj: str) -> bool:
+        """True if both markers exist and sit on different bodies; otherwise the problem is recorded."""
+        ok = True
+        for name, mk in (("marker_i", mi), ("marker_j", mj)):
+            if mk not in self.markers:
+                self.p.append(f"{w}: '{name}' refers to marker '{mk}', which is not defined")
+                ok = False
+        if ok and self.body_of(mi) == self.body_of(mj):
+            self.p.append(f"{w}: markers '{mi}' and '{mj}' are on the same body '{self.body_of(mi)}'")
+            ok = False
+        return ok
+
+
 def model_problems(model: Model) -> list[str]:
     """Every problem of ``model`` as a list of messages (empty if the model is valid)."""
-    p: list[str] = []
     dim = model.dimension
     if dim not in (2, 3):
         return [f"model '{model.name}': 'dimension' must be 2 (planar) or 3 (spatial), got {dim}"]
+    s = _Scope(model, dim, {b.name: b for b in model.bodies}, {m.name: m for m in model.markers},
+               {j.name: j for j in model.joints})
     if not model.name:
-        p.append("model: 'name' must not be empty")
-    p += _vector_problems("model", "gravity", model.gravity, dim)
+        s.p.append("model: 'name' must not be empty")
+    s.p += _vector_problems("model", "gravity", model.gravity, dim)
+    for check in (_name_problems, _body_problems, _marker_problems, _joint_problems, _driver_problems,
+                  _exposed_problems, _force_problems):
+        check(s)
+    return s.p + all_contact_problems(model) + graphic_problems(model)
 
-    # names: one namespace, since every element name prefixes its output channels
+
+def _name_problems(s: _Scope) -> None:
+    """One namespace: every element name prefixes its output channels."""
+    p, model = s.p, s.model
     seen: dict[str, str] = {}
     groups = (("body", model.bodies), ("marker", model.markers), ("joint", model.joints),
               ("driver", model.drivers), ("force element", model.forces), ("shape", model.shapes),
@@ -127,7 +165,10 @@ def model_problems(model: Model) -> list[str]:
             else:
                 seen[name] = kind
 
-    bodies = {b.name: b for b in model.bodies}
+
+def _body_problems(s: _Scope) -> None:
+    """Mass, inertia and initial state of every body, by kind."""
+    p, model, dim = s.p, s.model, s.dim
     for b in model.bodies:
         w = f"body '{b.name}'"
         if isinstance(b, FlexibleBody):
@@ -162,7 +203,11 @@ def model_problems(model: Model) -> list[str]:
             p += _vector_problems(w, "position", b.position, dim)
             p += _vector_problems(w, "velocity", b.velocity, dim)
 
-    markers = {m.name: m for m in model.markers}
+
+def _marker_problems(s: _Scope) -> None:
+    """Every marker: its body exists, its pose fits the dimension."""
+    p, model, dim = s.p, s.model, s.dim
+    bodies = s.bodies
     for m in model.markers:
         w = f"marker '{m.name}'"
         if m.body != GROUND and m.body not in bodies:
@@ -180,22 +225,11 @@ def model_problems(model: Model) -> list[str]:
             if not math.isfinite(m.angle):
                 p.append(f"{w}: 'angle' must be finite")
 
-    def body_of(marker_name: str) -> str | None:
-        m = markers.get(marker_name)
-        return None if m is None else m.body
 
-    def check_pair(w: str, mi: str, mj: str) -> bool:
-        ok = True
-        for field, mk in (("marker_i", mi), ("marker_j", mj)):
-            if mk not in markers:
-                p.append(f"{w}: '{field}' refers to marker '{mk}', which is not defined")
-                ok = False
-        if ok and body_of(mi) == body_of(mj):
-            p.append(f"{w}: markers '{mi}' and '{mj}' are on the same body '{body_of(mi)}'")
-            ok = False
-        return ok
-
-    joints = {j.name: j for j in model.joints}
+def _joint_problems(s: _Scope) -> None:
+    """Joint types, marker pairs and the fields each type needs."""
+    p, model, dim = s.p, s.model, s.dim
+    bodies = s.bodies
     allowed = JOINT_TYPES_2D if dim == 2 else JOINT_TYPES_3D
     for j in model.joints:
         w = f"joint '{j.name}'"
@@ -203,7 +237,7 @@ def model_problems(model: Model) -> list[str]:
             p.append(f"{w}: type '{j.type}' is not a {'planar' if dim == 2 else 'spatial'} joint type "
                      f"(known: {', '.join(allowed)})")
             continue
-        if not check_pair(w, j.marker_i, j.marker_j):
+        if not s.check_pair(w, j.marker_i, j.marker_j):
             continue
         if j.type == "distance":
             if j.length is None or not (math.isfinite(j.length) and j.length > 0.0):
@@ -212,10 +246,15 @@ def model_problems(model: Model) -> list[str]:
             p.append(f"{w}: 'length' applies to distance joints only")
         if j.type in ORIENTING_JOINTS and not (dim == 2 and j.type == "revolute"):
             for mk in (j.marker_i, j.marker_j):
-                if isinstance(bodies.get(body_of(mk)), PointMass):
+                if isinstance(bodies.get(s.body_of(mk)), PointMass):
                     p.append(f"{w}: a {j.type} joint constrains orientation, but marker '{mk}' is on point "
-                             f"mass '{body_of(mk)}', which has none")
+                             f"mass '{s.body_of(mk)}', which has none")
 
+
+def _driver_problems(s: _Scope) -> None:
+    """Each driver drives an existing coordinate of a joint, once."""
+    p, model = s.p, s.model
+    joints = s.joints
     driven: dict[tuple[str, int], str] = {}
     for d in model.drivers:
         w = f"driver '{d.name}'"
@@ -235,6 +274,10 @@ def model_problems(model: Model) -> list[str]:
         driven[key] = d.name
         p += function_problems(d.function, w)
 
+
+def _exposed_problems(s: _Scope) -> None:
+    """Parameters exposed as FMU parameters exist and can be exposed."""
+    p, model = s.p, s.model
     elements = {el.name: el for group in (model.bodies, model.joints, model.forces) for el in group}
     for entry in model.exposed:
         element, _, field = entry.partition(".")
@@ -252,6 +295,11 @@ def model_problems(model: Model) -> list[str]:
     if len(set(model.exposed)) != len(model.exposed):
         p.append("model: 'exposed' lists a parameter twice")
 
+
+def _force_problems(s: _Scope) -> None:
+    """Force elements by family (contacts: validate_contact; self-checking families: problems())."""
+    p, model, dim = s.p, s.model, s.dim
+    bodies, markers, joints = s.bodies, s.markers, s.joints
     for f in model.forces:
         w = f"force element '{f.name}'"
         if isinstance(f, PointLoad):
@@ -270,9 +318,9 @@ def model_problems(model: Model) -> list[str]:
         if isinstance(f, Contact):
             continue                       # validate_contact
         if isinstance(f, JointFriction):
-            p += _joint_friction_problems(w, f, joints.get(f.joint), bodies, body_of)
+            p += _joint_friction_problems(w, f, joints.get(f.joint), bodies, s.body_of)
             continue
-        check_pair(w, f.marker_i, f.marker_j)
+        s.check_pair(w, f.marker_i, f.marker_j)
         if isinstance(f, (SpringDamper, RotationalSpringDamper)):
             for field in ("stiffness", "damping"):
                 v = getattr(f, field)
@@ -282,7 +330,7 @@ def model_problems(model: Model) -> list[str]:
                 p.append(f"{w}: 'free_length' must be finite and >= 0, got {f.free_length}")
             if isinstance(f, RotationalSpringDamper) and dim == 3:
                 for mk in (f.marker_i, f.marker_j):
-                    if isinstance(bodies.get(body_of(mk)), PointMass):
+                    if isinstance(bodies.get(s.body_of(mk)), PointMass):
                         p.append(f"{w}: marker '{mk}' is on a point mass, which cannot take a torque")
             p += _curve_problems(w, "spring_curve", f.spring_curve)
             p += _curve_problems(w, "damper_curve", f.damper_curve)
@@ -301,12 +349,9 @@ def model_problems(model: Model) -> list[str]:
             p += f.problems(w)
         elif isinstance(f, PassiveCylinder):
             p += _passive_problems(w, f)
-            if dim == 3 and isinstance(bodies.get(body_of(f.marker_i)), PointMass):
+            if dim == 3 and isinstance(bodies.get(s.body_of(f.marker_i)), PointMass):
                 p.append(f"{w}: marker_i '{f.marker_i}' is on a point mass, which cannot take the universal "
                          f"joint's torque")
-    p += all_contact_problems(model)
-    p += graphic_problems(model)
-    return p
 
 
 def _hydraulic_problems(w: str, f: HydraulicCylinder) -> list[str]:

@@ -18,7 +18,7 @@ from numba import njit
 from ..rotation import wxwxs
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def marker_frame(marker_pos, marker_rot, k, b, r, A, v, w, o, R, vo, wm):
     """Origin o (m), axes R (columns), origin velocity vo (m/s) and angular velocity wm (rad/s) of marker k,
     world axes, from the frame of its body b."""
@@ -47,7 +47,7 @@ def arm(r, b, p0, p1, p2):
     return p0 - r[b, 0], p1 - r[b, 1], p2 - r[b, 2]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def quad_acc(r, o, wm, k, b):
     """w x (w x s), s = o_k - r_b: the marker origin's acceleration at zero coordinate accelerations (m/s^2)."""
     s = (o[k, 0] - r[b, 0], o[k, 1] - r[b, 1], o[k, 2] - r[b, 2])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def body_frame(a, dim, q, qd, b, r, v):
     """Position r and velocity v (world) of the point mass b whose coordinates start at q[a]."""
     for i in range(3):
@@ -14,7 +14,7 @@ def body_frame(a, dim, q, qd, b, r, v):
         v[b, i] = qd[a + i] if i < dim else 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def add_wrench(a, dim, q, F0, F1, F2, n0, n1, n2, scale, Q):
     """Q += scale * F (N): a force at the point; the torque n has no coordinate to act on."""
     Q[a] += scale * F0
@@ -23,7 +23,7 @@ def add_wrench(a, dim, q, F0, F1, F2, n0, n1, n2, scale, Q):
         Q[a + 2] += scale * F2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def twist_to_q(a, dim, q, jv0, jv1, jv2, jw0, jw1, jw2, out, off):
     """Coordinate row of the twist-space row (jv, jw): J_v."""
     out[off] = jv0
@@ -32,20 +32,20 @@ def twist_to_q(a, dim, q, jv0, jv1, jv2, jw0, jw1, jw2, out, off):
         out[off + 2] = jv2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def body_acceleration(a, dim, q, qdd):
     """(acceleration (m/s^2), angular acceleration 0), world."""
     return (qdd[a], qdd[a + 1], qdd[a + 2] if dim == 3 else 0.0), (0.0, 0.0, 0.0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def mass_block(n, mass, out, off):
     """out[off:off+n, off:off+n] = m I (kg) (the caller zeroed the block)."""
     for i in range(n):
         out[off + i, off + i] = mass
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def kinetic_energy(T, a, dim, mass, qd):
     """T + 1/2 m v.v (J)."""
     for i in range(dim):

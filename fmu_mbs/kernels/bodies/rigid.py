@@ -13,7 +13,7 @@ from numba import njit
 from ..rotation import quat_to_matrix
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def body_frame(a, q, qd, b, r, A, v, w):
     """CM position r, rotation A, CM velocity v and angular velocity w = 2 E(p) p' (world) of body b."""
     for i in range(3):
@@ -27,7 +27,7 @@ def body_frame(a, q, qd, b, r, A, v, w):
     w[b, 2] = 2.0 * (-e3 * d0 - e2 * d1 + e1 * d2 + e0 * d3)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def add_wrench(a, q, F0, F1, F2, n0, n1, n2, scale, Q):
     """Q += scale * (F, 2 E(p)^T n): force F (N) at the CM and torque n (N m), world."""
     e0, e1, e2, e3 = q[a + 3], q[a + 4], q[a + 5], q[a + 6]
@@ -40,7 +40,7 @@ def add_wrench(a, q, F0, F1, F2, n0, n1, n2, scale, Q):
     Q[a + 6] += scale * 2.0 * (n0 * e2 - n1 * e1 + n2 * e0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def twist_to_q(a, q, jv0, jv1, jv2, jw0, jw1, jw2, out, off):
     """Coordinate row of the twist-space row (jv, jw): (J_v, 2 J_w E(p))."""
     e0, e1, e2, e3 = q[a + 3], q[a + 4], q[a + 5], q[a + 6]
@@ -53,7 +53,7 @@ def twist_to_q(a, q, jv0, jv1, jv2, jw0, jw1, jw2, out, off):
     out[off + 6] = 2.0 * (jw0 * e2 - jw1 * e1 + jw2 * e0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def body_acceleration(a, q, qdd):
     """(CM acceleration (m/s^2), angular acceleration 2 E(p) p'' (rad/s^2)), world."""
     e0, e1, e2, e3 = q[a + 3], q[a + 4], q[a + 5], q[a + 6]
@@ -63,7 +63,7 @@ def body_acceleration(a, q, qdd):
              2.0 * (-e3 * d0 - e2 * d1 + e1 * d2 + e0 * d3)))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def mass_block(a, mass, J, q, out, off, full):
     """out[off:off+7, off:off+7] = diag(m I3, 4 G(p)^T Jbar G(p)) (kg, kg m^2; the caller zeroed the block).
     ``full``: every entry of the p block summed in full (the dense M of analyses); else its upper triangle,
@@ -95,7 +95,7 @@ def mass_block(a, mass, J, q, out, off, full):
             out[p + c, p + r] = 4.0 * s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def add_inertia_forces(a, J, q, qd, Q):
     """Q += -4 G(p')^T Jbar wbar on the Euler parameters (N m), wbar = 2 G(p) p'."""
     a = a + 3
@@ -114,7 +114,7 @@ def add_inertia_forces(a, J, q, qd, Q):
     Q[a + 3] += -4.0 * (-d2 * h0 + d1 * h1 + d0 * h2)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def kinetic_energy(T, a, mass, J, q, qd):
     """T + 1/2 m v.v + 1/2 wbar^T Jbar wbar (J)."""
     T += 0.5 * mass * (qd[a] * qd[a] + qd[a + 1] * qd[a + 1] + qd[a + 2] * qd[a + 2])

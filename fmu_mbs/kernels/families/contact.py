@@ -1,5 +1,5 @@
 """Contact family: the force of every contact element at one evaluation (the laws, friction, state table and
-workspace: kernels/contact.py; the narrow phase: kernels/contact_geometry.py; the broad phase:
+workspace: kernels/contact.py; the narrow phase: kernels/contact_geometry/; the broad phase:
 kernels/broad_phase.py). Output block per contact element: fn (sum of the normal forces of its points, N),
 ft (3) (resultant friction force on the shapes_a side, world axes, N), depth (largest penetration, m)."""
 
