@@ -244,6 +244,14 @@ def _joint_problems(s: _Scope) -> None:
                 p.append(f"{w}: a distance joint needs a positive 'length', got {j.length}")
         elif j.length is not None:
             p.append(f"{w}: 'length' applies to distance joints only")
+        for name in ("s_start", "sd_start"):
+            value = getattr(j, name)
+            if value is None:
+                continue
+            if len(JOINT_COORDINATES.get(j.type, ())) != 1:
+                p.append(f"{w}: '{name}' needs a joint with one coordinate (revolute or prismatic), not {j.type}")
+            elif not math.isfinite(value):
+                p.append(f"{w}: '{name}' must be finite, got {value}")
         if j.type in ORIENTING_JOINTS and not (dim == 2 and j.type == "revolute"):
             for mk in (j.marker_i, j.marker_j):
                 if isinstance(bodies.get(s.body_of(mk)), PointMass):
@@ -273,6 +281,9 @@ def _driver_problems(s: _Scope) -> None:
             p.append(f"{w}: coordinate {d.coordinate} of joint '{d.joint}' is already driven by '{driven[key]}'")
         driven[key] = d.name
         p += function_problems(d.function, w)
+        if j.s_start is not None or j.sd_start is not None:
+            p.append(f"{w}: joint '{d.joint}' has an initial coordinate or rate (s_start, sd_start); its driver "
+                     f"sets both, remove one of them")
 
 
 def _exposed_problems(s: _Scope) -> None:
@@ -289,8 +300,8 @@ def _exposed_problems(s: _Scope) -> None:
                      f"(exposable: {', '.join(EXPOSABLE.get(type(el), ())) or 'nothing'})")
         elif field == "length" and el.type != "distance":
             p.append(f"exposed parameter '{entry}': only distance joints have a length")
-        elif field == "s_start" and len(JOINT_COORDINATES.get(el.type, ())) != 1:
-            p.append(f"exposed parameter '{entry}': s_start needs a joint with one coordinate "
+        elif field in ("s_start", "sd_start") and len(JOINT_COORDINATES.get(el.type, ())) != 1:
+            p.append(f"exposed parameter '{entry}': {field} needs a joint with one coordinate "
                      f"(revolute or prismatic), '{element}' is {el.type}")
     if len(set(model.exposed)) != len(model.exposed):
         p.append("model: 'exposed' lists a parameter twice")
