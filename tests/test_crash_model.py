@@ -145,3 +145,29 @@ def test_catalogue_model_is_the_example_vehicle_and_crash_report_reads_its_run(t
     assert 0.0 < en["other"] < 0.1 * en["initial"]                            # the mounts' dampers and springs
     assert 30.0 < -nums["peak_pulse_cfc60_g"]["value"] < 60.0
     assert 0.0 < nums["time_to_zero_velocity_s"] < 0.15
+
+
+def test_crash_report_reads_an_fmu_run_like_a_command_line_run(tmp_path, monkeypatch):
+    """The frontal_crash FMU under fmpy (result CSV by fmpy's write_csv) gives the report of the library run."""
+    from pathlib import Path
+
+    from fmpy import simulate_fmu
+    from fmpy.util import write_csv
+
+    from fmu_mbs.adapters.fmu_build import build_fmu
+    model = Path(__file__).resolve().parents[1] / "models" / "frontal_crash.json"
+    fmu = build_fmu(model, tmp_path)
+    res = simulate_fmu(str(fmu), stop_time=0.15, step_size=1e-4, output_interval=1e-4,
+                       start_values={"solver.h": 1e-4})
+    write_csv(tmp_path / "fmu.csv", res)
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate", str(model), "--t-end", "0.15", "--step", "1e-4", "--out", "cli.csv"]) == 0
+    for stem in ("fmu", "cli"):
+        assert main(["crash-report", f"{stem}.csv", "--no-plot"]) == 0
+    fmu_nums, cli_nums = (json.loads((tmp_path / f"{s}_crash.json").read_text()) for s in ("fmu", "cli"))
+    assert fmu_nums["result_rows"] == cli_nums["result_rows"] == 1501
+    for e, c in cli_nums["crush"].items():
+        assert fmu_nums["crush"][e]["max_m"] == pytest.approx(c["max_m"], rel=1e-6, abs=1e-9), e
+    assert fmu_nums["peak_pulse_cfc60_g"]["value"] == pytest.approx(cli_nums["peak_pulse_cfc60_g"]["value"],
+                                                                    rel=1e-6)
+    assert fmu_nums["dynamic_crush"]["max_m"] == pytest.approx(cli_nums["dynamic_crush"]["max_m"], rel=1e-6)
