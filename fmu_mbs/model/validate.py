@@ -30,6 +30,7 @@ from .elements import (
     RotationalSpringDamper,
     SpringDamper,
 )
+from .force_elements import Belt
 from .functions import function_problems
 from .graphics import graphic_problems
 from .validate_contact import all_contact_problems, friction_law_problems
@@ -260,6 +261,12 @@ def model_problems(model: Model) -> list[str]:
             continue                       # validate_contact
         if isinstance(f, JointFriction):
             p += _joint_friction_problems(w, f, joints.get(f.joint), bodies, body_of)
+            continue
+        if isinstance(f, Belt):                # anchors may share a body (a car's retractor and buckle)
+            for field, mk in [("marker_i", f.marker_i), ("marker_j", f.marker_j)] + [("rings", r) for r in f.rings]:
+                if mk not in markers:
+                    p.append(f"{w}: '{field}' refers to marker '{mk}', which is not defined")
+            p += f.problems(w) + function_problems(f.pull_in, w)
             continue
         check_pair(w, f.marker_i, f.marker_j)
         if isinstance(f, (SpringDamper, RotationalSpringDamper)):
