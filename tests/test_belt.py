@@ -7,8 +7,9 @@ References from elsewhere:
 - conservation of webbing with mu = 0 (the OpenRadioss #1681 check): both segments carry one force, and the
   total elongation of the webbing plus nothing else equals the pulled length; the slip is what the pulled
   segment took from the other (s_i = l_i / (1 + F/EA) from each segment's force);
-- the load limiter and the pretensioner along prescribed histories, in plain Python (the law of the module
-  docstring: F = EA (l - s)/s, s = l/(1 + L/EA) while the limiter pays out, s = S - pull);
+- the load limiter and the pretensioner (a pull-in time function plus the stroke table after the firing time)
+  along prescribed histories, in plain Python (the law of the module docstring: F = EA (l - s)/s,
+  s = l/(1 + L/EA) while the limiter pays out, s = S - pull);
 - the energy split of a dynamic run (kinetic + potential + dissipated = initial; the belt's work is dissipated).
 """
 
@@ -121,13 +122,18 @@ def test_load_limiter_pays_out_and_keeps_the_webbing():
 
 
 def test_pretensioner_pulls_webbing_in():
-    cm, tr, ch = _ram((0.0, -0.05), stroke=(0.0,), pull_in=Polynomial((0.0, 0.02)))   # 2 mm at 100 ms
-    pull = 0.02 * tr.t
+    stroke = ((0.0, 0.0), (0.01, 0.004), (0.02, 0.006), (0.03, 0.006))    # 6 mm in 20 ms after firing, held
+    cm, tr, ch = _ram((0.0, -0.05), stroke=(0.0,), pull_in=Polynomial((0.0, 0.01)), pretensioner_stroke=stroke,
+                      fire_time=0.05)
+    ts, ps = np.array(stroke).T
+    pull = 0.01 * tr.t + np.where(tr.t >= 0.05, np.interp(tr.t - 0.05, ts, ps), 0.0)
     ref, _ = _limited(ch["belt.length"], 0.0, pull)
     assert np.allclose(ch["belt.force[1]"], ref, rtol=1e-9, atol=1e-9)
-    assert ch["belt.force[1]"][-1] == pytest.approx(EA * 0.002 / (1.0 - 0.002), rel=1e-9)
+    assert ch["belt.force[1]"][-1] == pytest.approx(EA * 0.007 / (1.0 - 0.007), rel=1e-9)   # 1 mm + 6 mm
     assert np.allclose(ch["belt.payout"], -pull, atol=1e-15)
-    assert "belt.pull_in" in cm.input_names
+    assert "belt.fire" in cm.input_names
+    with pytest.raises(ModelError, match="'pretensioner_stroke' must end flat"):
+        _ram((0.0, -0.05), pretensioner_stroke=((0.0, 0.0), (0.01, 0.004)), fire_time=0.0)
 
 
 def test_mass_caught_by_a_belt_balances_its_energy():

@@ -54,13 +54,16 @@ def lower(items, ctx: LoweringContext):
             raise ModelError(f"belt '{f.name}': a segment has no webbing (unstretched lengths {lengths} m); give "
                              "the markers distinct positions or less negative slack", ctx.model.name)
         n = len(lengths)
-        z_adr.append(ctx.layout.states(lengths + [0.0] * (n - 1) + [0.0, 0.0], f.name))
+        fire = f.fire_time if f.fire_time >= 0.0 else -1.0
+        z_adr.append(ctx.layout.states(lengths + [0.0] * (n - 1) + [0.0, 0.0, fire], f.name))
     return belt.Arrays(
         p_start=np.array(starts, dtype=np.int64), n_seg=np.array(counts, dtype=np.int64),
         pts=np.array(pts, dtype=np.int64),
         ea=np.array([f.stiffness for f in items], dtype=float), mu=np.array([f.mu for f in items], dtype=float),
         limit=np.array([f.load_limit for f in items], dtype=float),
         fn=np.array([ctx.pool.add(f.pull_in) for f in items], dtype=np.int64),
+        stroke=np.array([ctx.pool.add_curve(f.pretensioner_stroke) for f in items],
+                        dtype=np.int64).reshape(len(items), 2),
         input_adr=np.array([ctx.input(f) for f in items], dtype=np.int64),
         z_adr=np.array(z_adr, dtype=np.int64), out_adr=ctx.outputs(items))
 

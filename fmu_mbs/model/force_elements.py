@@ -351,13 +351,15 @@ class Belt(Interface):
     F = EA (l - s)/s for l > s (no compression), s the segment's unstretched webbing length (a state); webbing
     slides through a ring only when the capstan law F_high <= F_low e^(mu alpha) would be broken (alpha: the wrap
     angle, the angle between the two segments' directions), so a slipping ring holds F_high = F_low e^(mu alpha).
-    The retractor is locked from the start; its load limiter pays webbing out at ``load_limit`` (N, 0: none) and
-    its pretensioner pulls in ``pull_in``(t) + the input ``<belt>.pull_in`` (m, prescribed, e.g. a ramp from the
-    firing time). Unstretched lengths: the marker distances in the model's initial positions, ``slack`` added to
+    The retractor is locked from the start; its load limiter pays webbing out at ``load_limit`` (N, 0: none). Its
+    pretensioner pulls in ``pull_in``(t) (m, prescribed) plus, once fired, the ``pretensioner_stroke`` table
+    [[time since firing s, pull-in m], ...]; it fires at ``fire_time`` (s; negative: never by time) or when the
+    input ``<belt>.fire`` first reaches 0.5 (a crash-sensing controller over FMI). Unstretched lengths: the
+    marker distances in the model's initial positions, ``slack`` added to
     the retractor segment. Outputs: segment forces (N), webbing slipped through each ring towards the retractor
     (m), pay-out of the retractor (m: load limiter minus pull-in), total length (m)."""
 
-    INPUTS = (Signal("pull_in", "m", doc="pretensioner pull-in added to the element's pull_in(t)"),)
+    INPUTS = (Signal("fire", "1", doc="pretensioner trigger: fires when it first reaches 0.5"),)
 
     name: str
     marker_i: str
@@ -367,7 +369,11 @@ class Belt(Interface):
     mu: float = param("1", "friction coefficient of the webbing on the slip rings", 0.0)
     slack: float = param("m", "initial slack of the retractor segment (negative: pre-stretched)", 0.0)
     load_limit: float = param("N", "force at which the retractor's load limiter pays out (0: no limiter)", 0.0)
-    pull_in: TimeFunction = param("m", "pretensioner: webbing pulled into the retractor at time t", Constant(0.0))
+    pull_in: TimeFunction = param("m", "prescribed pull-in of webbing into the retractor at time t", Constant(0.0))
+    pretensioner_stroke: Curve | None = field(default=None, metadata={
+        "unit": "s, m", "doc": "pretensioner pull-in against time since firing [[0, 0], ..., [t, p], [t2, p]] "
+                               "(ends flat)"})
+    fire_time: float = param("s", "time at which the pretensioner fires (negative: only by the input fire)", -1.0)
 
     def outputs(self, model) -> tuple[Signal, ...]:
         """Forces of the len(rings) + 1 segments, slips of the rings, pay-out, length."""
@@ -389,6 +395,21 @@ class Belt(Interface):
             p.append(f"{where}: 'load_limit' must be finite and >= 0, got {self.load_limit}")
         if not math.isfinite(self.slack):
             p.append(f"{where}: 'slack' must be finite, got {self.slack}")
+        if not math.isfinite(self.fire_time):
+            p.append(f"{where}: 'fire_time' must be finite, got {self.fire_time}")
+        stroke = self.pretensioner_stroke
+        if stroke is not None:
+            ts = [float(x[0]) for x in stroke]
+            ps = [float(x[1]) for x in stroke]
+            if len(stroke) < 2 or not all(math.isfinite(v) for v in ts + ps):
+                p.append(f"{where}: 'pretensioner_stroke' needs at least 2 finite points [t, pull-in]")
+            elif ts[0] != 0.0 or ps[0] != 0.0 or any(b <= a for a, b in zip(ts, ts[1:])):
+                p.append(f"{where}: 'pretensioner_stroke' must start at [0, 0] with increasing times")
+            elif ps[-1] != ps[-2]:
+                p.append(f"{where}: 'pretensioner_stroke' must end flat (its last two pull-ins equal), so the "
+                         f"pull-in holds after the table")
+        elif self.fire_time >= 0.0:
+            p.append(f"{where}: 'fire_time' is set but there is no 'pretensioner_stroke'")
         path = (self.marker_i, *self.rings, self.marker_j)
         if len(set(path)) != len(path):
             p.append(f"{where}: the belt path {list(path)} passes a marker twice")

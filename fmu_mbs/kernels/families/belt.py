@@ -11,16 +11,18 @@ low-tension side into the high-tension side until F_high = c F_low; with mu = 0 
 and the webbing is conserved (s_a + s_b constant: path length plus slip = the pulled length).
 
 Retractor (segment 0): locked; the load limiter pays webbing out while F_0 would exceed L (s_0 = l_0/(1 + L/EA),
-never taken back); the pretensioner pulls in pull(t) = f(t) + u (m): s_0 is shortened by the change of pull
-since the last committed step.
+never taken back); the pretensioner pulls in pull(t) = f(t) + P(t - t_f) (m), f a time function, P the stroke
+table after firing at t_f (the fire_time, or the first evaluation with the input fire >= 0.5; a state): s_0 is
+shortened by the change of pull since the last committed step.
 
 Each evaluation starts from the committed states (zs), applies the pretensioner, then sweeps the rings and the
 limiter (Gauss-Seidel; each ring by bisection on its monotone residual) until no webbing moves, writes the new
 states to zn and applies the forces. The belt's work is all counted as dissipated in the energy split (it
 returns no potential and applies nothing in MODE_CONSERVATIVE; the pretensioner's work shows up there too).
 
-States per belt (2n + 1 from z_adr): s_0..s_{n-1} (m), the slip of each ring, towards the retractor (m), the
-load limiter's pay-out (m), the committed pull-in (m). Outputs: force[n], slip[n-1] (when n > 1), payout, length.
+States per belt (2n + 2 from z_adr): s_0..s_{n-1} (m), the slip of each ring, towards the retractor (m), the
+load limiter's pay-out (m), the committed pull-in (m), the firing time (s; negative: not fired).
+Outputs: force[n], slip[n-1] (when n > 1), payout, length.
 """
 
 from __future__ import annotations
@@ -29,11 +31,12 @@ import math
 
 from numba import njit
 
+from ..functions import eval_curve
 from ..marker_loads import add_marker_force, line, time_function
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 
-Arrays = arrays_type("BeltArrays", ["p_start", "n_seg", "pts", "ea", "mu", "limit", "fn", "input_adr", "z_adr",
-                                    "out_adr"], __name__, "Arrays")
+Arrays = arrays_type("BeltArrays", ["p_start", "n_seg", "pts", "ea", "mu", "limit", "fn", "stroke", "input_adr",
+                                    "z_adr", "out_adr"], __name__, "Arrays")
 MAX_SWEEPS = 60
 BISECTIONS = 80
 
@@ -88,14 +91,18 @@ def add_forces(a, sv, t, q, u, zs, zn, mode, Q, out):
         n = a.n_seg[k]
         z = a.z_adr[k]
         ea = a.ea[k]
-        for j in range(2 * n + 1):
+        for j in range(2 * n + 2):
             zn[z + j] = zs[z + j]
         zs_ = z                                      # s_i at zn[z + i]; ring slips at zn[z + n + i - 1]
         z_pay = z + 2 * n - 1
         z_pull = z + 2 * n
+        z_fire = z + 2 * n + 1
         pull = time_function(sv, a.fn[k], t)
-        if a.input_adr[k] >= 0:
-            pull += u[a.input_adr[k]]
+        if zn[z_fire] < 0.0 and a.input_adr[k] >= 0 and u[a.input_adr[k]] >= 0.5:
+            zn[z_fire] = t                           # fired by the signal: from this evaluation on
+        if zn[z_fire] >= 0.0 and t >= zn[z_fire] and a.stroke[k, 1] > 0:
+            p, _, _ = eval_curve(sv.curve_par, a.stroke[k, 0], a.stroke[k, 1], t - zn[z_fire])
+            pull += p
         s0 = zs[zs_] - (pull - zs[z_pull])
         zn[zs_] = max(s0, 1e-6 * zs[zs_])            # the pretensioner cannot pull in more webbing than there is
         zn[z_pull] = pull
