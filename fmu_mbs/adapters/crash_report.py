@@ -3,9 +3,11 @@ under fmpy) as text and JSON, and a one-page PNG (pulse, velocity, crush, energy
 
 Channels (SI units, as the CSV writes them): the vehicle pulse ``--pulse`` (m/s^2, default ``cell.a[1]``, the
 passenger cell of ``fmu_mbs.model.crash``), its velocity ``--velocity`` (default the same marker's ``v[1]``, else the
-integrated pulse), every crush element's ``<e>.deflection``/``.force``/``.absorbed``, and optional occupant
-channels: head acceleration components (HIC, CFC 1000), chest acceleration components (3 ms clip, CFC 180) and
-chest deflection (VC, CFC 180). Filters and criteria: analyses/crash_filters.py and analyses/injury.py.
+integrated pulse), every crush element's ``<e>.deflection``/``.force``/``.absorbed``, every belt's
+``<e>.force[k]``/``.payout``, the occupant of ``crash(..., occupant=...)`` (``occupant.a[1]``, ``.r[1]``), and
+optional occupant channels: head acceleration components (HIC, CFC 1000), chest acceleration components
+(3 ms clip, CFC 180) and chest deflection (VC, CFC 180). Filters and criteria: analyses/crash_filters.py,
+analyses/injury.py.
 """
 
 from __future__ import annotations
@@ -108,6 +110,21 @@ def crash_numbers(ch: dict[str, np.ndarray], pulse: str | None = None, velocity:
         m = max_crush(t, travel)
         nums["dynamic_crush"] = {"max_m": m.value, "time_s": m.t1, "contact_s": float(t[k0]),
                                  "time_after_contact_s": m.t1 - float(t[k0]), "marker": pos[: -len(".r[1]")]}
+    belts = {}
+    for n in names:
+        if n.endswith(".payout"):
+            e = n[: -len(".payout")]
+            forces = [ch[f] for f in names if f.startswith(f"{e}.force[")]
+            belts[e] = {"peak_force_N": [float(np.max(f)) for f in forces], "payout_final_m": float(ch[n][-1]),
+                        "payout_max_m": float(np.max(ch[n]))}
+    if belts:
+        nums["belts"] = belts
+    if chest is None and "occupant.a[1]" in ch:
+        chest = ["occupant.a[1]"]
+    if "occupant.r[1]" in ch and pos in ch:
+        rel = (ch["occupant.r[1]"] - ch["occupant.r[1]"][0]) - (ch[pos] - ch[pos][0])
+        k = int(np.argmax(rel * np.sign(v0 or 1.0)))
+        nums["occupant_excursion"] = {"max_m": float(abs(rel[k])), "time_s": float(t[k])}
     if "energy.kinetic" in ch:
         nums["energy_J"] = energy_partition(ch)
     if head:
@@ -116,15 +133,18 @@ def crash_numbers(ch: dict[str, np.ndarray], pulse: str | None = None, velocity:
         for w, key in ((0.015, "HIC15"), (0.036, "HIC36")):
             r = hic(t, ahf, w)
             nums[key] = {"value": r.value, "t1_s": r.t1, "t2_s": r.t2}
+    chest_curve = None
     if chest:
         ac = np.abs(cfc_filter(t, _resultant(ch, select_channels(chest, names)), 180)) / G0
         nums["chest_3ms_clip_g"] = clip_3ms(t, ac)
+        nums["chest_peak_cfc180_g"] = float(np.max(ac))
+        chest_curve = ac
     if chest_deflection:
         d = cfc_filter(t, ch[select_channels([chest_deflection], names)[0]], 180)
         m, vc = max_crush(t, d), viscous_criterion(t, d)
         nums["chest_deflection"] = {"max_m": m.value, "time_s": m.t1}
         nums["VC_ECE_R94"] = {"value_m_s": vc.value, "time_s": vc.t1}
-    curves = {"t": t, "pulse": a, "pulse60": a60, "velocity": v,
+    curves = {"t": t, "pulse": a, "pulse60": a60, "velocity": v, "chest": chest_curve,
               "crush": {e: ch[f"{e}.deflection"] for e in crush},
               "energy": {n: ch[n] for n in names if n.endswith(".absorbed") or n == "energy.kinetic"}}
     return nums, curves
@@ -154,6 +174,11 @@ def format_numbers(nums: dict) -> str:
         force = f", peak force {c['peak_force_N'] / 1e3:.1f} kN" if "peak_force_N" in c else ""
         lines.append(f"crush {e}: max {1e3 * c['max_m']:.1f} mm at {1e3 * c['time_s']:.2f} ms, final "
                      f"{1e3 * c['final_m']:.1f} mm{force}")
+    for e, bl in nums.get("belts", {}).items():
+        lines.append(f"belt {e}: peak segment forces " + ", ".join(f"{f / 1e3:.2f}" for f in bl["peak_force_N"])
+                     + f" kN; pay-out {1e3 * bl['payout_final_m']:.1f} mm")
+    if "occupant_excursion" in nums:
+        lines.append(f"occupant excursion (relative to the cell) {1e3 * nums['occupant_excursion']['max_m']:.1f} mm")
     if "energy_J" in nums:
         en = nums["energy_J"]
         lines.append("energy (kJ): " + ", ".join(f"{k} {v / 1e3:.3f}" for k, v in en.items()))
@@ -163,7 +188,8 @@ def format_numbers(nums: dict) -> str:
                          f"{1e3 * nums[key]['t2_s']:.2f} ms)")
     if "chest_3ms_clip_g" in nums:
         c = nums["chest_3ms_clip_g"]
-        lines.append(f"chest 3 ms clip: cumulative {c['cumulative']:.2f} g, continuous {c['continuous']:.2f} g")
+        lines.append(f"chest (CFC 180) peak {nums['chest_peak_cfc180_g']:.2f} g, 3 ms clip: cumulative "
+                     f"{c['cumulative']:.2f} g, continuous {c['continuous']:.2f} g")
     if "VC_ECE_R94" in nums:
         lines.append(f"chest deflection {1e3 * nums['chest_deflection']['max_m']:.1f} mm; VC "
                      f"{nums['VC_ECE_R94']['value_m_s']:.3f} m/s")
@@ -181,6 +207,8 @@ def plot_report(path: str | Path, curves: dict, title: str) -> None:
     ax = axs[0, 0]
     ax.plot(ms, curves["pulse"] / G0, color="0.7", lw=0.8, label="unfiltered")
     ax.plot(ms, curves["pulse60"] / G0, color="C3", lw=1.4, label="CFC 60")
+    if curves["chest"] is not None:
+        ax.plot(ms, -curves["chest"], color="C2", lw=1.2, label="chest |a| (CFC 180), negated")
     ax.set_ylabel("acceleration (g)")
     ax.set_title("pulse")
     ax.legend(loc="best", fontsize=8)
@@ -249,7 +277,8 @@ def add_parser(sub) -> None:
     p.add_argument("--velocity", metavar="CH", help="vehicle velocity channel (m/s), default the pulse marker's "
                    "v[1], else the integrated pulse")
     p.add_argument("--head", nargs="+", metavar="CH", help="head acceleration components (m/s^2): HIC15/36")
-    p.add_argument("--chest", nargs="+", metavar="CH", help="chest acceleration components (m/s^2): 3 ms clip")
+    p.add_argument("--chest", nargs="+", metavar="CH", help="chest acceleration components (m/s^2): 3 ms clip; "
+                   "default occupant.a[1] when the result has it")
     p.add_argument("--chest-deflection", metavar="CH", help="chest deflection (m): maximum and VC")
     p.add_argument("--json", metavar="F.json", help="numbers file; default RESULT_crash.json")
     p.add_argument("--png", metavar="F.png", help="plot file; default RESULT_crash.png")

@@ -21,6 +21,10 @@ a result starts with ``pre_time`` (default 10 ms, J211's advice for filtering) o
   x = 0) backed by a field of crush elements to the ground ``depth`` metres behind it; the engaged barrier links
   hit the face.
 
+``occupant=Occupant(...)`` adds a belted occupant: a point mass (marker ``occupant``) riding on the cell's seat
+(vertical support only) and a ``Belt`` named ``belt`` from a retractor through the D-ring and over the chest (a
+slip ring) to the buckle, all anchored on the cell, with load limiter and pretensioner (input ``belt.fire``).
+
 Mass ``<mass>`` is the point body ``<mass>_body`` (its ``--set`` name) with the marker ``<mass>`` (channels
 ``<mass>.r[1]``, ``.v[1]``, ``.a[1]``), the barrier is marker
 ``barrier``, every crush link outputs ``<link>.deflection``, ``.force``, ``.absorbed``. The model is planar
@@ -35,7 +39,7 @@ from dataclasses import dataclass
 from ..errors import ModelError
 from .builder import ModelBuilder
 from .elements import Model
-from .force_elements import CrushSpring
+from .force_elements import Belt, CrushSpring
 
 BARRIER = "barrier"
 AHEAD = 10.0     # m: a link's front end is a marker this far ahead of its body, so the crush never flips the line
@@ -87,19 +91,41 @@ class DeformableBarrier:
     engaged: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Occupant:
+    """A belted occupant: a point mass ``x`` metres behind the vehicle front riding on the mass ``cell`` (a seat
+    that holds it vertically, ``seat_stiffness``/``seat_damping``), held by a belt (model/force_elements.py
+    ``Belt``) from a retractor below the D-ring, through the D-ring (``anchor_offset`` behind and
+    ``anchor_height`` above the chest) and over the chest (a slip ring) to the buckle (as far below the chest)."""
+    mass: float = 75.0
+    x: float = 1.6
+    cell: str = "cell"
+    belt_stiffness: float = 1e5
+    mu: float = 0.2
+    slack: float = 0.0
+    load_limit: float = 0.0
+    pretensioner_stroke: tuple[tuple[float, float], ...] | None = None
+    fire_time: float = -1.0
+    anchor_offset: float = 0.3
+    anchor_height: float = 0.3
+    seat_stiffness: float = 1e5
+    seat_damping: float = 2e3
+
+
 def _steepest(curve) -> float:
     return max((y1 - y0) / (x1 - x0) for (x0, y0), (x1, y1) in zip(curve[:-1], curve[1:]))
 
 
 def crash(name: str, masses: Sequence[Mass], links: Sequence[Link], speed: float = 56.0 / 3.6,
           barrier: RigidWall | Pole | DeformableBarrier | None = None, pre_time: float = 0.010,
-          description: str = "") -> Model:
+          description: str = "", occupant: Occupant | None = None) -> Model:
     """The lumped-mass crash Model (module docstring); raises ModelError naming every bad mass or link."""
     barrier = RigidWall() if barrier is None else barrier
     problems: list[str] = []
     pos: dict[str, float] = {}
     for m in masses:
-        if m.name in pos or m.name in (BARRIER, "ground", "face", "barrier_back"):
+        if m.name in pos or m.name in (BARRIER, "ground", "face", "barrier_back", "occupant", "seat", "retractor",
+                                       "d_ring", "buckle"):
             problems.append(f"mass '{m.name}': the name is used twice or reserved")
         if not m.mass > 0.0:
             problems.append(f"mass '{m.name}': mass must be positive, got {m.mass}")
@@ -156,9 +182,37 @@ def crash(name: str, masses: Sequence[Mass], links: Sequence[Link], speed: float
             b.add_marker(f"{mi}_ahead", f"{mi}_body", position=(AHEAD, 0.0))
             ahead.add(f"{mi}_ahead")
         _add_link(b, problems, lk, f"{mi}_ahead", mj, xj - xi - lk.gap)
+    if occupant is not None:
+        _add_occupant(b, problems, occupant, pos, standoff, speed)
     if problems:
         raise ModelError(problems, name)
     return b.build()
+
+
+def _add_occupant(b: ModelBuilder, problems: list[str], occ: Occupant, pos: dict[str, float], standoff: float,
+                  speed: float) -> None:
+    """The occupant body 'occupant_body' (marker 'occupant'), the seat bushing and the belt 'belt'."""
+    if occ.cell not in pos:
+        problems.append(f"occupant: the cell '{occ.cell}' is not a mass")
+        return
+    if not occ.mass > 0.0:
+        problems.append(f"occupant: mass must be positive, got {occ.mass}")
+        return
+    x_world = -standoff - occ.x
+    rel = pos[occ.cell] - occ.x                          # occupant position in the cell's frame (x)
+    b.add_point_mass("occupant_body", occ.mass, position=(x_world, 0.0), velocity=(speed, 0.0))
+    b.add_marker("occupant", "occupant_body")
+    cell = f"{occ.cell}_body"
+    back, h = rel - occ.anchor_offset, occ.anchor_height
+    b.add_marker("seat", cell, position=(rel, 0.0))
+    b.add_marker("retractor", cell, position=(back, -h - 0.1))
+    b.add_marker("d_ring", cell, position=(back, h))
+    b.add_marker("buckle", cell, position=(back, -h))
+    b.add_bushing("seat_support", "seat", "occupant", stiffness=(0.0, occ.seat_stiffness, 0.0),
+                  damping=(0.0, occ.seat_damping, 0.0))
+    b.add_force(Belt("belt", "retractor", "buckle", stiffness=occ.belt_stiffness, rings=("d_ring", "occupant"),
+                     mu=occ.mu, slack=occ.slack, load_limit=occ.load_limit,
+                     pretensioner_stroke=occ.pretensioner_stroke, fire_time=occ.fire_time))
 
 
 def example_vehicle() -> tuple[tuple[Mass, ...], tuple[Link, ...]]:
@@ -207,4 +261,4 @@ def _add_link(b: ModelBuilder, problems: list[str], lk: Link, mi: str, mj: str, 
         b.add_spring_damper(f"{lk.name}_damper", mi, mj, free_length=AHEAD + l0, damping=lk.damping)
 
 
-__all__ = ["crash", "example_vehicle", "Mass", "Link", "RigidWall", "Pole", "DeformableBarrier", "BARRIER"]
+__all__ = ["crash", "example_vehicle", "Occupant", "Mass", "Link", "RigidWall", "Pole", "DeformableBarrier", "BARRIER"]
