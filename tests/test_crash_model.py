@@ -25,7 +25,7 @@ from fmu_mbs.analyses.simulate import simulate
 from fmu_mbs.compiler import compile_model
 from fmu_mbs.errors import ModelError
 from fmu_mbs.model import load_model, model_to_dict
-from fmu_mbs.model.crash import DeformableBarrier, Link, Mass, Pole, crash, example_vehicle
+from fmu_mbs.model.crash import DeformableBarrier, Link, Mass, Pole, crash, example_occupant, example_vehicle
 from fmu_mbs.model.names import channel_names
 
 V0 = 56.0 / 3.6
@@ -119,11 +119,26 @@ def test_bad_crash_input_is_refused_by_name():
         crash("bad", [Mass("car", 1.0, 0.5)], [], barrier=Pole(("y",)))
 
 
+def test_belted_occupant_energy_balance_and_restraint():
+    masses, links = example_vehicle()
+    occ = example_occupant()
+    e0 = 0.5 * (sum(m.mass for m in masses) + occ.mass) * V0 ** 2
+    tr, ch = _run(crash("car", masses, links, occupant=occ), 0.15)
+    split = tr.info["energy_kinetic"] + tr.info["energy_potential"] + tr.info["energy_dissipated"]
+    assert np.max(np.abs(split - e0)) < 1e-3 * e0                            # belt and dampers: dissipated
+    assert np.max(ch["belt.force[1]"]) == pytest.approx(occ.load_limit, rel=1e-6)   # the limiter held
+    k = int(np.argmin(np.abs(tr.t - (occ.fire_time + 0.005))))
+    assert ch["belt.payout"][k] == pytest.approx(-0.060, abs=1e-12)          # 60 mm of stroke 5 ms after firing
+    assert np.all(ch["belt.payout"][tr.t < occ.fire_time] == 0.0)          # and nothing before
+    rel = (ch["occupant.r[1]"] - ch["occupant.r[1]"][0]) - (ch["cell.r[1]"] - ch["cell.r[1]"][0])
+    assert 0.1 < np.max(rel) < 0.4                                           # restrained within the cell
+
+
 def test_catalogue_model_is_the_example_vehicle_and_crash_report_reads_its_run(tmp_path, monkeypatch):
     masses, links = example_vehicle()
     catalogue = load_model("models/frontal_crash.json")
-    built = crash("frontal_crash", masses, links, description=catalogue.description)
-    assert model_to_dict(catalogue) == model_to_dict(built)
+    built = crash("frontal_crash", masses, links, description=catalogue.description, occupant=example_occupant())
+    assert model_to_dict(catalogue) == dict(model_to_dict(built), exposed=["belt.fire_time", "belt.load_limit"])
     monkeypatch.chdir(tmp_path)
     from pathlib import Path
     model = Path(__file__).resolve().parents[1] / "models" / "frontal_crash.json"
@@ -139,12 +154,14 @@ def test_catalogue_model_is_the_example_vehicle_and_crash_report_reads_its_run(t
     assert nums["dynamic_crush"]["max_m"] == pytest.approx(
         np.max(ch["cell.r[1]"]) - ch["cell.r[1]"][0] - V0 * PRE, abs=V0 * 1e-4)
     assert nums["crush"]["front_rails"]["max_m"] == pytest.approx(np.max(ch["front_rails.deflection"]))
+    assert nums["belts"]["belt"]["peak_force_N"][0] == pytest.approx(8e3, rel=1e-6)
     en = nums["energy_J"]
-    assert en["initial"] == pytest.approx(0.5 * 1500.0 * V0 ** 2, rel=1e-9)
+    assert en["initial"] == pytest.approx(0.5 * 1575.0 * V0 ** 2, rel=1e-9)
     assert sum(v for k, v in en.items() if k.startswith("absorbed:")) > 0.8 * en["initial"]
-    assert 0.0 < en["other"] < 0.1 * en["initial"]                            # the mounts' dampers and springs
+    assert 0.0 < en["other"] < 0.1 * en["initial"]                            # belt, mounts' dampers and springs
     assert 30.0 < -nums["peak_pulse_cfc60_g"]["value"] < 60.0
     assert 0.0 < nums["time_to_zero_velocity_s"] < 0.15
+    assert nums["chest_3ms_clip_g"]["cumulative"] >= nums["chest_3ms_clip_g"]["continuous"] > 10.0
 
 
 def test_crash_report_reads_an_fmu_run_like_a_command_line_run(tmp_path, monkeypatch):
@@ -171,3 +188,12 @@ def test_crash_report_reads_an_fmu_run_like_a_command_line_run(tmp_path, monkeyp
     assert fmu_nums["peak_pulse_cfc60_g"]["value"] == pytest.approx(cli_nums["peak_pulse_cfc60_g"]["value"],
                                                                     rel=1e-6)
     assert fmu_nums["dynamic_crush"]["max_m"] == pytest.approx(cli_nums["dynamic_crush"]["max_m"], rel=1e-6)
+    # the pretensioner fired by the FMU input (crash sensing in a master) instead of by time
+    res = simulate_fmu(str(fmu), stop_time=0.15, step_size=1e-4, output_interval=1e-4,
+                       start_values={"solver.h": 1e-4, "belt.fire_time": -1.0},
+                       input=np.array([(0.0, 0.0), (0.025, 0.0), (0.025, 1.0), (0.15, 1.0)],
+                                      dtype=[("time", float), ("belt.fire", float)]))
+    assert res["belt.payout"][np.searchsorted(res["time"], 0.030)] < -0.05      # webbing pulled in
+    assert np.min(res["belt.payout"][res["time"] < 0.025]) == 0.0               # not before the signal
+    excursion = (res["occupant.r[1]"] - res["occupant.r[1]"][0]) - (res["cell.r[1]"] - res["cell.r[1]"][0])
+    assert np.max(excursion) == pytest.approx(cli_nums["occupant_excursion"]["max_m"], rel=0.02)
