@@ -16,7 +16,8 @@ table after firing at t_f (the fire_time, or the first evaluation with the input
 shortened by the change of pull since the last committed step.
 
 Each evaluation starts from the committed states (zs), applies the pretensioner, then sweeps the rings and the
-limiter (Gauss-Seidel; each ring by bisection on its monotone residual) until no webbing moves, writes the new
+limiter (Gauss-Seidel; each ring by the root of its quadratic capstan equality when both sides end taut, else by
+bisection on its monotone residual) until no webbing moves, writes the new
 states to zn and applies the forces. The belt's work is all counted as dissipated in the energy split (it
 returns no potential and applies nothing in MODE_CONSERVATIVE; the pretensioner's work shows up there too).
 
@@ -50,12 +51,39 @@ def tension(ea, l, s):
 
 
 @njit(cache=True, _nrt=False)
+def _taut_root(qa, qb, qc, lo, hi):
+    """The root of qa x^2 + qb x + qc in (lo, hi), or -1.0 (qa may be 0)."""
+    if qa == 0.0:
+        if qb == 0.0:
+            return -1.0
+        x = -qc / qb
+        return x if lo < x < hi else -1.0
+    disc = qb * qb - 4.0 * qa * qc
+    if disc < 0.0:
+        return -1.0
+    sq = math.sqrt(disc)
+    w = -0.5 * (qb + sq) if qb >= 0.0 else -0.5 * (qb - sq)      # the stable pair of roots
+    for x in (w / qa, qc / w if w != 0.0 else -1.0):
+        if lo < x < hi:
+            return x
+    return -1.0
+
+
+@njit(cache=True, _nrt=False)
 def ring_slip(ea, c, la, sa, lb, sb):
     """Webbing (m) to move from segment b into segment a across a ring (negative: from a into b) so that
-    F_a <= c F_b and F_b <= c F_a hold; 0 while they hold."""
+    F_a <= c F_b and F_b <= c F_a hold; 0 while they hold. Both sides taut at the answer: the capstan equality
+    with F = EA (l/s - 1) is a quadratic in x = the new s_a (s_a + s_b = S kept); otherwise bisection."""
     fa = tension(ea, la, sa)
     fb = tension(ea, lb, sb)
-    if fa > c * fb * (1.0 + 1e-13):                  # a pulls webbing out of b: F_a - c F_b falls as d grows
+    big = 1.0 + 1e-13
+    if fa <= c * fb * big and fb <= c * fa * big:
+        return 0.0
+    S = sa + sb
+    if fa > c * fb * big:                            # a pulls webbing out of b: x in (sa, min(la, S))
+        x = _taut_root(1.0 - c, -(la + S + c * lb - c * S), la * S, sa, min(la, S))
+        if x > 0.0 and S - x < lb:
+            return x - sa
         lo, hi = 0.0, sb
         for _ in range(BISECTIONS):
             mid = 0.5 * (lo + hi)
@@ -64,16 +92,17 @@ def ring_slip(ea, c, la, sa, lb, sb):
             else:
                 hi = mid
         return 0.5 * (lo + hi)
-    if fb > c * fa * (1.0 + 1e-13):                  # b pulls webbing out of a
-        lo, hi = -sa, 0.0
-        for _ in range(BISECTIONS):
-            mid = 0.5 * (lo + hi)
-            if tension(ea, lb, sb - mid) - c * tension(ea, la, sa + mid) > 0.0:
-                hi = mid
-            else:
-                lo = mid
-        return 0.5 * (lo + hi)
-    return 0.0
+    x = _taut_root(1.0 - c, lb - S + c * la + c * S, -c * la * S, max(0.0, S - lb), sa)   # b pulls from a
+    if x > 0.0 and x < la:
+        return x - sa
+    lo, hi = -sa, 0.0
+    for _ in range(BISECTIONS):
+        mid = 0.5 * (lo + hi)
+        if tension(ea, lb, sb - mid) - c * tension(ea, la, sa + mid) > 0.0:
+            hi = mid
+        else:
+            lo = mid
+    return 0.5 * (lo + hi)
 
 
 @njit(cache=True, _nrt=False)
