@@ -38,6 +38,9 @@ _EXAMPLES = {   # verb: (command, what it does)
                 "network; --gif/--mp4 also render a movie through matplotlib"),
     "build": ("fmu-mbs build models/pendulum.json -o dist",
               "build FMI 2.0 co-simulation FMUs (dist/<name>.fmu); without a model, every models/*.json"),
+    "crash-report": ("fmu-mbs crash-report frontal_crash_simulate.csv",
+                     "filtered pulse, ASI, THIV, crush, energy (and HIC, 3 ms clip, VC of occupant channels) of a "
+                     "result CSV;\nwrites frontal_crash_simulate_crash.json and a one-page PNG"),
 }
 
 
@@ -386,6 +389,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="extend", nargs="+", metavar="NAME=VALUE", help="build these model values "
                    "(<element>.<field>, g[k]; SI units) into the FMUs")
     p.set_defaults(func=cmd_build)
+    from .crash_report import add_parser as add_crash_report
+    add_crash_report(sub)
     return parser
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ..kernels.families import (
     actuator,
+    belt,
     bushing,
     contact,
     crush_spring,
@@ -28,6 +29,7 @@ from ..kernels.families import (
 )
 from ..kernels.model_arrays import CORE_FIELDS, arrays_type
 from ..model.elements import FORCE_KINDS
+from . import belt as belt_lowering
 from . import contacts, force_elements, hydraulics
 from . import crush_spring as crush_spring_lowering
 from . import joint_friction as joint_friction_lowering
@@ -85,6 +87,8 @@ FAMILIES: tuple[Family, ...] = (
            joint_friction_lowering.coupled_markers, stiffness=True, multipliers=True),
     Family("crush", FORCE_KINDS["crush_spring"], crush_spring, crush_spring_lowering.lower, force_elements.always,
            force_elements.two_markers, stiffness=True),
+    Family("belt", FORCE_KINDS["belt"], belt, belt_lowering.lower, force_elements.always,
+           belt_lowering.coupled_markers, stiffness=True),
 )
 
 if [f.element for f in FAMILIES] != list(FORCE_KINDS.values()):     # pragma: no cover - registry invariant

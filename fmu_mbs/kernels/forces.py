@@ -24,6 +24,7 @@ from numba import njit
 from .bodies.dispatch import add_gravity
 from .families import (
     actuator,
+    belt,
     bushing,
     contact,
     crush_spring,
@@ -78,6 +79,8 @@ def add_element_forces(m, sv, t, q, u, h, zs, zn, mode, Q, out):
         passive_cylinder.add_forces(m.pc, sv, t, q, u, zs, zn, mode, Q, out)
     if m.crush.mi.shape[0] > 0:
         V += crush_spring.add_forces(m.crush, sv, q, zs, zn, mode, Q, out)
+    if m.belt.p_start.shape[0] > 0:
+        V += belt.add_forces(m.belt, sv, t, q, u, zs, zn, mode, Q, out)
     if mode == MODE_FULL and u.shape[0] > 0:
         add_marker_inputs(m, sv, q, u, Q)
     return V

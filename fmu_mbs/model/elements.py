@@ -22,8 +22,10 @@ from .force_elements import (
     JOINT_FRICTION_MODELS,
     SHAPE_KINDS,
     Actuator,
+    Belt,
     Bushing,
     Contact,
+    CrushSpring,
     ForceElement,
     HydraulicCylinder,
     JointFriction,
@@ -214,6 +216,8 @@ EXPOSABLE: dict[type, tuple[str, ...]] = {
     HydraulicCylinder: ("p1_start", "p2_start", "pump_pressure", "tank_pressure", "damping", "length_retracted"),
     Contact: ("restitution", "mu", "mu_static", "stiffness", "damping", "tangential_stiffness"),
     JointFriction: ("mu", "mu_static", "preload"),
+    CrushSpring: ("free_length", "unloading_stiffness", "rate_constant"),
+    Belt: ("stiffness", "mu", "slack", "load_limit", "fire_time"),
 }
 #: SI unit of each exposable field, as FMI unit strings
 EXPOSED_UNITS = {"p1_start": "Pa", "p2_start": "Pa", "pump_pressure": "Pa", "tank_pressure": "Pa",
@@ -222,7 +226,9 @@ EXPOSED_UNITS = {"p1_start": "Pa", "p2_start": "Pa", "pump_pressure": "Pa", "tan
                  ("stiffness", SpringDamper): "N/m", ("damping", SpringDamper): "N.s/m",
                  ("stiffness", RotationalSpringDamper): "N.m/rad", ("damping", RotationalSpringDamper): "N.m.s/rad",
                  ("damping", Contact): "N.s/m", ("tangential_stiffness", Contact): "N/m", "restitution": "1",
-                 "mu": "1", "mu_static": "1", "preload": "N"}
+                 "mu": "1", "mu_static": "1", "preload": "N", ("unloading_stiffness", CrushSpring): "N/m",
+                 ("rate_constant", CrushSpring): "m/s", ("stiffness", Belt): "N", "slack": "m", "load_limit": "N",
+                 "fire_time": "s"}
 
 
 # --- the model ----------------------------------------------------------------------------------
@@ -263,9 +269,9 @@ class Model:
 
 #: every element class and constant (force elements live in force_elements.py and are re-exported here)
 __all__ = ["GROUND", "Curve", "Vec", "param", "CONTACT_LAWS", "FORCE_KINDS", "FRICTION_JOINT_TYPES",
-           "FRICTION_MODELS", "FRICTION_RAMPS", "JOINT_FRICTION_MODELS", "SHAPE_KINDS", "Actuator", "Bushing",
-           "Contact", "ForceElement", "HydraulicCylinder", "JointFriction", "PassiveCylinder", "PointLoad",
-           "RotationalSpringDamper", "Shape", "SpringDamper", "RigidBody", "PlanarBody", "PointMass", "FlexibleBody",
-           "Body", "Marker", "Joint", "Driver", "JOINT_TYPES_3D", "JOINT_TYPES_2D", "JOINT_COORDINATES",
+           "FRICTION_MODELS", "FRICTION_RAMPS", "JOINT_FRICTION_MODELS", "SHAPE_KINDS", "Actuator", "Belt", "Bushing",
+           "Contact", "CrushSpring", "ForceElement", "HydraulicCylinder", "JointFriction", "PassiveCylinder",
+           "PointLoad", "RotationalSpringDamper", "Shape", "SpringDamper", "RigidBody", "PlanarBody", "PointMass",
+           "FlexibleBody", "Body", "Marker", "Joint", "Driver", "JOINT_TYPES_3D", "JOINT_TYPES_2D", "JOINT_COORDINATES",
            "ORIENTING_JOINTS", "GRAPHIC_KINDS", "Graphic", "BODY_KINDS", "EXPOSABLE", "EXPOSED_UNITS", "FORMAT_VERSION",
            "Model"]

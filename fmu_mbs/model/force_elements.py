@@ -344,8 +344,80 @@ class CrushSpring(Interface):
         return p
 
 
+@dataclass(frozen=True)
+class Belt(Interface):
+    """Seat belt webbing from a retractor at ``marker_i`` through the slip-ring markers ``rings`` to the anchor
+    ``marker_j`` (kernels/families/belt.py): each segment pulls its end markers together with
+    F = EA (l - s)/s for l > s (no compression), s the segment's unstretched webbing length (a state); webbing
+    slides through a ring only when the capstan law F_high <= F_low e^(mu alpha) would be broken (alpha: the wrap
+    angle, the angle between the two segments' directions), so a slipping ring holds F_high = F_low e^(mu alpha).
+    The retractor is locked from the start; its load limiter pays webbing out at ``load_limit`` (N, 0: none). Its
+    pretensioner pulls in ``pull_in``(t) (m, prescribed) plus, once fired, the ``pretensioner_stroke`` table
+    [[time since firing s, pull-in m], ...]; it fires at ``fire_time`` (s; negative: never by time) or when the
+    input ``<belt>.fire`` first reaches 0.5 (a crash-sensing controller over FMI). Unstretched lengths: the
+    marker distances in the model's initial positions, ``slack`` added to
+    the retractor segment. Outputs: segment forces (N), webbing slipped through each ring towards the retractor
+    (m), pay-out of the retractor (m: load limiter minus pull-in), total length (m)."""
+
+    INPUTS = (Signal("fire", "1", doc="pretensioner trigger: fires when it first reaches 0.5"),)
+
+    name: str
+    marker_i: str
+    marker_j: str
+    stiffness: float = param("N", "EA: webbing force per unit strain")
+    rings: tuple[str, ...] = param("", "slip-ring markers, in order from marker_i to marker_j", ())
+    mu: float = param("1", "friction coefficient of the webbing on the slip rings", 0.0)
+    slack: float = param("m", "initial slack of the retractor segment (negative: pre-stretched)", 0.0)
+    load_limit: float = param("N", "force at which the retractor's load limiter pays out (0: no limiter)", 0.0)
+    pull_in: TimeFunction = param("m", "prescribed pull-in of webbing into the retractor at time t", Constant(0.0))
+    pretensioner_stroke: Curve | None = field(default=None, metadata={
+        "unit": "s, m", "doc": "pretensioner pull-in against time since firing [[0, 0], ..., [t, p], [t2, p]] "
+                               "(ends flat)"})
+    fire_time: float = param("s", "time at which the pretensioner fires (negative: only by the input fire)", -1.0)
+
+    def outputs(self, model) -> tuple[Signal, ...]:
+        """Forces of the len(rings) + 1 segments, slips of the rings, pay-out, length."""
+        n = len(self.rings) + 1
+        slip = (Signal("slip", "m", n - 1, doc="webbing slipped through each ring towards marker_i"),) if n > 1 \
+            else ()
+        return (Signal("force", "N", n, doc="webbing force of each segment, from marker_i"), *slip,
+                Signal("payout", "m", doc="webbing paid out by the retractor (load limiter minus pull-in)"),
+                Signal("length", "m", doc="total webbing path length"))
+
+    def problems(self, where: str) -> list[str]:
+        """What is wrong with the element's own fields (the model validation calls this)."""
+        p = []
+        if not (math.isfinite(self.stiffness) and self.stiffness > 0.0):
+            p.append(f"{where}: 'stiffness' (EA) must be finite and > 0, got {self.stiffness}")
+        if not (math.isfinite(self.mu) and self.mu >= 0.0):
+            p.append(f"{where}: 'mu' must be finite and >= 0, got {self.mu}")
+        if not (math.isfinite(self.load_limit) and self.load_limit >= 0.0):
+            p.append(f"{where}: 'load_limit' must be finite and >= 0, got {self.load_limit}")
+        if not math.isfinite(self.slack):
+            p.append(f"{where}: 'slack' must be finite, got {self.slack}")
+        if not math.isfinite(self.fire_time):
+            p.append(f"{where}: 'fire_time' must be finite, got {self.fire_time}")
+        stroke = self.pretensioner_stroke
+        if stroke is not None:
+            ts = [float(x[0]) for x in stroke]
+            ps = [float(x[1]) for x in stroke]
+            if len(stroke) < 2 or not all(math.isfinite(v) for v in ts + ps):
+                p.append(f"{where}: 'pretensioner_stroke' needs at least 2 finite points [t, pull-in]")
+            elif ts[0] != 0.0 or ps[0] != 0.0 or any(b <= a for a, b in zip(ts, ts[1:])):
+                p.append(f"{where}: 'pretensioner_stroke' must start at [0, 0] with increasing times")
+            elif ps[-1] != ps[-2]:
+                p.append(f"{where}: 'pretensioner_stroke' must end flat (its last two pull-ins equal), so the "
+                         f"pull-in holds after the table")
+        elif self.fire_time >= 0.0:
+            p.append(f"{where}: 'fire_time' is set but there is no 'pretensioner_stroke'")
+        path = (self.marker_i, *self.rings, self.marker_j)
+        if len(set(path)) != len(path):
+            p.append(f"{where}: the belt path {list(path)} passes a marker twice")
+        return p
+
+
 ForceElement = (SpringDamper | RotationalSpringDamper | Bushing | PointLoad | Actuator | HydraulicCylinder | Contact
-                | PassiveCylinder | JointFriction | CrushSpring)
+                | PassiveCylinder | JointFriction | CrushSpring | Belt)
 
 FORCE_KINDS: dict[str, type] = {
     "spring_damper": SpringDamper,
@@ -358,4 +430,5 @@ FORCE_KINDS: dict[str, type] = {
     "passive_cylinder": PassiveCylinder,
     "joint_friction": JointFriction,
     "crush_spring": CrushSpring,
+    "belt": Belt,
 }

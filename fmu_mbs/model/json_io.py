@@ -23,7 +23,7 @@ _TOP_FIELDS = {"format", "format_version", "name", "description", "dimension", "
                "graphics"}
 _BODY_TAG = {cls: tag for tag, cls in BODY_KINDS.items()}
 _FORCE_TAG = {cls: tag for tag, cls in FORCE_KINDS.items()}
-_FUNCTION_FIELDS = {"function", "force", "torque", "stroke"}
+_FUNCTION_FIELDS = {"function", "force", "torque", "stroke", "pull_in"}
 
 
 # --- writing ------------------------------------------------------------------------------------

@@ -177,7 +177,8 @@ def channel_table() -> str:
     examples = {"marker": (Marker("m"),), "joint (revolute, prismatic)": (Joint("j", "revolute", "m", "m"),),
                 "joint (cylindrical)": (Joint("j", "cylindrical", "m", "m"),),
                 "joint (other types)": (Joint("j", "spherical", "m", "m"),)}
-    forces = {tag: cls.OUTPUTS for tag, cls in FORCE_KINDS.items() if tag != "joint_friction"}
+    forces = {tag: cls.OUTPUTS for tag, cls in FORCE_KINDS.items() if tag not in ("joint_friction", "belt")}
+    forces["belt (with one ring)"] = FORCE_KINDS["belt"]("b", "m", "m", 1.0, rings=("r",)).outputs(None)
     forces["joint_friction (revolute)"] = e.JointFriction("f", "j").outputs(
         Model("x", 3, (0.0, 0.0, 0.0), joints=(Joint("j", "revolute", "m", "m"),)))
     rows = ["| element | channel | unit | meaning |", "|---|---|---|---|"]

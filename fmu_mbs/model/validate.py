@@ -34,6 +34,7 @@ from .elements import (
     RotationalSpringDamper,
     SpringDamper,
 )
+from .force_elements import Belt
 from .functions import function_problems
 from .graphics import graphic_problems
 from .validate_contact import all_contact_problems, friction_law_problems
@@ -330,6 +331,12 @@ def _force_problems(s: _Scope) -> None:
             continue                       # validate_contact
         if isinstance(f, JointFriction):
             p += _joint_friction_problems(w, f, joints.get(f.joint), bodies, s.body_of)
+            continue
+        if isinstance(f, Belt):                # anchors may share a body (a car's retractor and buckle)
+            for name, mk in [("marker_i", f.marker_i), ("marker_j", f.marker_j)] + [("rings", r) for r in f.rings]:
+                if mk not in markers:
+                    p.append(f"{w}: '{name}' refers to marker '{mk}', which is not defined")
+            p += f.problems(w) + function_problems(f.pull_in, w)
             continue
         s.check_pair(w, f.marker_i, f.marker_j)
         if isinstance(f, (SpringDamper, RotationalSpringDamper)):
