@@ -295,6 +295,9 @@ def model_problems(model: Model) -> list[str]:
                          f"joint's torque")
     p += all_contact_problems(model)
     p += graphic_problems(model)
+    if model.fmu_outputs and not p:   # names the channels of a model that is otherwise valid
+        from .fmu_interface import fmu_output_problems
+        p += fmu_output_problems(model)
     return p
 
 
