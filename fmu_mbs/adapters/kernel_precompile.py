@@ -1,12 +1,12 @@
 """Compile an FMU's kernels for the architecture's generic CPU at build time and ship them in its resources.
 
 The FMU is run (instantiate, Initialization Mode with its outputs read, a few doSteps with every output read, FMU
-state get/set/serialize) in a fresh process with ``NUMBA_CPU_NAME=generic`` and the kernel cache root at
-``<cache root>/portable`` (shared by every FMU built from this library version, so the catalogue compiles each
-kernel once; a lock file keeps two builds from compiling the same kernels at once). A second process repeats the
-run with that cache filled and records which cache files numba loads: only the kernels called from Python (their
-callees are inside their compiled code). Those files and a manifest (adapters/shipped_kernels.py) go into
-``resources/numba-kernels/`` of the FMU.
+state get/set/serialize; then with each other switch setting that selects other kernels, ``VARIANTS``) in a fresh
+process with ``NUMBA_CPU_NAME=generic`` and the kernel cache root at ``<cache root>/portable`` (shared by every FMU
+built from this library version, so the catalogue compiles each kernel once; a lock file keeps two builds from
+compiling the same kernels at once). A second process repeats the run with that cache filled and records which
+cache files numba loads: only the kernels called from Python (their callees are inside their compiled code).
+Those files and a manifest (adapters/shipped_kernels.py) go into ``resources/numba-kernels/`` of the FMU.
 """
 
 from __future__ import annotations
@@ -21,6 +21,10 @@ import zipfile
 from pathlib import Path
 
 from .shipped_kernels import FOLDER, MANIFEST, PORTABLE_CPU
+
+#: switch settings run besides the defaults (each selects other kernels; model/ and adapters/fmu_slave.py)
+VARIANTS = ({"solver.integrator": 1}, {"solver.integrator": 2}, {"solver.scheme": 1},
+            {"solver.input_interpolation": 1})
 
 #: the FMU run that decides which kernels are shipped (one process; prints one JSON line)
 WORKLOAD = textwrap.dedent("""
@@ -40,27 +44,38 @@ WORKLOAD = textwrap.dedent("""
     md = read_model_description(fmu)
     refs = [v.valueReference for v in md.modelVariables if v.causality == "output"]
     step = float(md.defaultExperiment.stepSize) if md.defaultExperiment and md.defaultExperiment.stepSize else 1e-3
-    slave = FMU2Slave(guid=md.guid, unzipDirectory=unzipdir, modelIdentifier=md.coSimulation.modelIdentifier,
-                      instanceName="precompile")
-    slave.instantiate()
-    slave.setupExperiment(startTime=0.0)
-    slave.enterInitializationMode()
-    slave.getReal(refs)
-    slave.exitInitializationMode()
-    t = 0.0
-    for k in range(3):
-        slave.doStep(t, step)
-        t += step
+    def run(switches, states):
+        slave = FMU2Slave(guid=md.guid, unzipDirectory=unzipdir, modelIdentifier=md.coSimulation.modelIdentifier,
+                          instanceName="precompile")
+        slave.instantiate()
+        slave.setupExperiment(startTime=0.0)
+        slave.enterInitializationMode()
+        slave.setInteger([vr[name] for name in switches], list(switches.values()))
         slave.getReal(refs)
-    state = slave.getFMUstate()
-    slave.doStep(t, step)
-    slave.setFMUstate(state)
-    slave.setFMUstate(slave.deSerializeFMUstate(slave.serializeFMUstate(state)))
-    slave.freeFMUstate(state)
-    slave.doStep(t, step)
-    slave.getReal(refs)
-    slave.terminate()
-    slave.freeInstance()
+        slave.exitInitializationMode()
+        t = 0.0
+        for k in range(3):
+            slave.doStep(t, step)
+            t += step
+            slave.getReal(refs)
+        if states:
+            state = slave.getFMUstate()
+            slave.doStep(t, step)
+            slave.setFMUstate(state)
+            slave.setFMUstate(slave.deSerializeFMUstate(slave.serializeFMUstate(state)))
+            slave.freeFMUstate(state)
+            slave.doStep(t, step)
+            slave.getReal(refs)
+        slave.terminate()
+        slave.freeInstance()
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    run({}, True)
+    failed = []
+    for switches in json.loads(sys.argv[3]):
+        try:   # a setting a model cannot run (the explicit rule on a stiff model, say) is skipped
+            run(switches, False)
+        except Exception as exc:
+            failed.append(f"{switches}: {exc}")
     misses = 0
     for name, module in list(sys.modules.items()):
         if name.startswith(package + ".kernels"):
@@ -68,7 +83,7 @@ WORKLOAD = textwrap.dedent("""
                 stats = getattr(obj, "stats", None)
                 if stats is not None and hasattr(stats, "cache_misses"):
                     misses += sum(stats.cache_misses.values())
-    print(json.dumps({"loaded": sorted(loaded), "misses": misses}))
+    print(json.dumps({"loaded": sorted(loaded), "misses": misses, "failed": failed}))
     sys.stdout.flush()
     shutil.rmtree(unzipdir, ignore_errors=True)
     os._exit(0)
@@ -87,8 +102,8 @@ def _run_workload(fmu_path: Path, package: str, root: str, timeout: float) -> di
                FMU_MBS_CACHE_DIR=root)
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     env.pop("NUMBA_CACHE_DIR", None)
-    done = subprocess.run([sys.executable, "-c", WORKLOAD, str(fmu_path), package], env=env, capture_output=True,
-                          text=True, timeout=timeout)
+    done = subprocess.run([sys.executable, "-c", WORKLOAD, str(fmu_path), package, json.dumps(VARIANTS)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
     if done.returncode != 0 or not lines:
         raise RuntimeError(f"precompiling the kernels of '{fmu_path.name}' failed (exit {done.returncode}):\n"

@@ -86,7 +86,9 @@ def use(resources: str | os.PathLike | None) -> str | None:
 
 
 def set_reporter(report: Callable[[str], None] | None) -> None:
-    """Where to report the first compile of this copy's kernels in this process (a bound method is held weakly)."""
+    """Where to report the next compile of this copy's kernels (once per reporter; a bound method is held
+    weakly)."""
+    _reported[0] = False
     if report is None:
         _reporter[0] = None
     elif hasattr(report, "__self__"):
