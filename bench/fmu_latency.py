@@ -4,9 +4,13 @@ Start-up (pendulum): wall time from the start of a new Python process to the end
 the phases of the FMI calls (import fmpy, unzip + load the library, fmi2Instantiate, setup + enter initialization,
 fmi2ExitInitializationMode, first and second doStep):
 
-- cold: an empty kernel cache (FMU_MBS_CACHE_DIR points at a new temporary folder), so every numba kernel the FMU
-  touches is compiled;
-- warm: the same folder again, filled by the cold run.
+- cold: an empty user kernel cache (FMU_MBS_CACHE_DIR and NUMBA_CACHE_DIR point at new temporary folders), as on a
+  fresh machine: the FMU loads the kernels it ships (compiled at build time for the generic CPU); an FMU built with
+  ``--no-precompile`` compiles every numba kernel it touches;
+- warm: the same folders again, after the cold run.
+
+``--startup-models all`` measures the start-up of every catalogue FMU (default: the pendulum); ``--startup-only``
+skips the per-step part.
 
 Per macro step (pendulum and four-bar, warm cache): H = 1 ms communication steps with solver.h = 1 ms (one ALF
 substep per step); each step is setReal of the input + doStep + getReal of 4 outputs, timed one by one; the median
@@ -150,8 +154,10 @@ MODELS = {
 def child(code: str, cache_dir: str) -> tuple[dict, float]:
     """Run code in a fresh Python process with the given kernel cache; returns its JSON line and the wall time at
     which the process was started."""
-    env = dict(os.environ, FMU_MBS_CACHE_DIR=cache_dir)
-    env.pop("NUMBA_CACHE_DIR", None)
+    os.makedirs(os.path.join(cache_dir, "numba"), exist_ok=True)
+    env = dict(os.environ, FMU_MBS_CACHE_DIR=cache_dir, NUMBA_CACHE_DIR=os.path.join(cache_dir, "numba"))
+    for var in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES"):
+        env.pop(var, None)
     t0 = time.time()
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     lines = out.stdout.strip().splitlines()
@@ -180,21 +186,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=1, help="cold/warm pairs (each cold run compiles everything)")
     parser.add_argument("--steps", type=int, default=2000, help="measured macro steps per model")
+    parser.add_argument("--startup-models", default="pendulum", help="'all' (the catalogue) or comma-separated names")
+    parser.add_argument("--startup-only", action="store_true", help="skip the per-step measurement")
+    parser.add_argument("--no-precompile", action="store_true", help="build the FMUs without shipped kernels")
     args = parser.parse_args()
     from fmu_mbs.adapters.fmu_build import build_fmu
 
+    names = (sorted(p.stem for p in (ROOT / "models").glob("*.json")) if args.startup_models == "all"
+             else args.startup_models.split(","))
     with tempfile.TemporaryDirectory(prefix="fmu_latency_") as tmp:
-        fmus = {name: build_fmu(ROOT / "models" / f"{name}.json", tmp) for name in MODELS}
-        cold, warm, caches = [], [], []
-        for _ in range(args.runs):
-            caches.append(cache := tempfile.mkdtemp(prefix="fmu_latency_cache_", dir=tmp))
-            cold.append(startup(fmus["pendulum"], cache))
-            warm.append(startup(fmus["pendulum"], cache))
-        print(f"pendulum FMU start-up through fmpy FMU2Slave, s (median of {args.runs} fresh process(es) each)")
-        print(f"  {'phase':32s} {'cold cache':>11s} {'warm cache':>11s}")
-        for phase in cold[0]:
-            print(f"  {phase:32s} {statistics.median(r[phase] for r in cold):11.3f} "
-                  f"{statistics.median(r[phase] for r in warm):11.3f}")
+        fmus = {name: build_fmu(ROOT / "models" / f"{name}.json", tmp, precompile=not args.no_precompile)
+                for name in sorted(set(names) | (set() if args.startup_only else set(MODELS)))}
+        caches = []
+        for name in names:
+            cold, warm = [], []
+            for _ in range(args.runs):
+                caches.append(cache := tempfile.mkdtemp(prefix="fmu_latency_cache_", dir=tmp))
+                cold.append(startup(fmus[name], cache))
+                warm.append(startup(fmus[name], cache))
+            print(f"{name} FMU start-up through fmpy FMU2Slave, s (median of {args.runs} fresh process(es) each)")
+            print(f"  {'phase':32s} {'cold cache':>11s} {'warm cache':>11s}")
+            for phase in cold[0]:
+                print(f"  {phase:32s} {statistics.median(r[phase] for r in cold):11.3f} "
+                      f"{statistics.median(r[phase] for r in warm):11.3f}")
+        if args.startup_only:
+            return
 
         cache = caches[-1]
         for name in MODELS:   # the cache holds the pendulum's kernels; this adds the four-bar's, if any

@@ -16,9 +16,11 @@ _WARMER = {"process": None}
 
 
 def _fmu_kernel_cache_is_empty() -> bool:
+    """True when the generic-CPU kernels that FMUs of this library version ship are not compiled yet."""
     from fmu_mbs.adapters.fmu_build import vendored_package_name
+    from fmu_mbs.adapters.kernel_precompile import portable_cache_root
     from fmu_mbs.kernels import kernel_cache_dir
-    path = kernel_cache_dir(vendored_package_name())
+    path = os.path.join(portable_cache_root(), os.path.basename(kernel_cache_dir(vendored_package_name())))
     return not (os.path.isdir(path) and any(name.endswith(".nbi") for name in os.listdir(path)))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import zipfile
 from pathlib import Path
@@ -38,6 +39,23 @@ def test_catalogue_fmus_pass_fmpy_validate(fmus, name):
     assert validate_fmu(fmus[name]) == []
 
 
+@pytest.mark.parametrize("name", CATALOGUE)
+def test_marker_inputs_only_at_declared_ports_and_fmpy_sees_no_missing_input(fmus, name, capsys):
+    """Marker forces and torques are FMU inputs only at markers with "port": true in the model file; fmpy,
+    given a signal for every declared input, warns about no missing one."""
+    data = json.loads((MODELS / f"{name}.json").read_text())
+    ports = {m["name"] for m in data["markers"] if m.get("port")}
+    markers = {m["name"] for m in data["markers"]}
+    md = read_model_description(str(fmus[name]))
+    inputs = [v.name for v in md.modelVariables if v.causality == "input"]
+    marker_inputs = {n for n in inputs if n.split(".")[0] in markers}
+    assert marker_inputs == {f"{m}.{q}[{k}]" for m in ports for q in "FT" for k in (1, 2, 3)}
+    signals = np.zeros(2, dtype=[("time", float)] + [(n, float) for n in inputs])
+    signals["time"] = (0.0, 0.02)
+    simulate_fmu(str(fmus[name]), stop_time=0.02, step_size=0.01, input=signals)
+    assert "missing input" not in capsys.readouterr().out
+
+
 def test_model_description_is_deterministic_with_units(fmus, tmp_path):
     again = build_fmu(MODELS / "pendulum.json", tmp_path)
     xml = [zipfile.ZipFile(p).read("modelDescription.xml") for p in (fmus["pendulum"], again)]
@@ -48,7 +66,13 @@ def test_model_description_is_deterministic_with_units(fmus, tmp_path):
     assert units["energy.total"] == "J" and units["solver.h"] == "s"
     assert {u.name for u in md.unitDefinitions} >= {"m", "m/s", "N", "J"}
     outputs = [v for v in md.modelVariables if v.causality == "output"]
-    assert [v.name for v in outputs] == channel_names(load_model(MODELS / "pendulum.json"))
+    # the declared interface (docs/model-format.md): the default set, P1 is a port marker, plus "rod.F"
+    vec = lambda name, q, n: [f"{name}.{q}[{k}]" for k in range(1, n + 1)]   # noqa: E731
+    assert [v.name for v in outputs] == (vec("pivot", "r", 3) + vec("pivot", "v", 3) + vec("P1", "r", 3)
+                                         + vec("P1", "v", 3) + vec("P1", "q", 4) + vec("P1", "w", 3)
+                                         + vec("rod", "F", 3) + ["energy.kinetic", "energy.potential",
+                                                                 "energy.total"])
+    assert len(outputs) < len(channel_names(load_model(MODELS / "pendulum.json")))
     assert len(md.initialUnknowns) == len(outputs)
     # no output changes before a doStep: no direct feedthrough from any input (an empty dependency list)
     assert all(u.dependencies == [] for u in md.outputs) and len(md.outputs) == len(outputs)

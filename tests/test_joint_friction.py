@@ -297,7 +297,7 @@ def test_fmu_with_joint_friction_steps_and_replays_bit_for_bit(tmp_path):
     b = ModelBuilder("seal_slider", dimension=2, gravity=(0.0, 0.0))
     b.add_planar_body("piston", 5.0, 0.05)
     b.add_marker("bore", "ground")
-    b.add_marker("rod", "piston")
+    b.add_marker("rod", "piston", port=True)   # the FMU input rod.F[1] below
     b.add_joint("stroke", "prismatic", "bore", "rod")
     b.add_joint_friction("seal", "stroke", friction="bristle", mu=0.2, mu_static=0.3, preload=100.0,
                          bristle_stiffness=1e6, bristle_damping=2.0 * math.sqrt(1e6 * 5.0), viscous=50.0)

@@ -3,9 +3,10 @@ installed library's (started by conftest.py when that copy's kernel cache is emp
 
 An FMU imports its own copy of the library under another name (adapters/fmu_build.py), and numba's cache records
 module names, so a fresh machine compiles every kernel twice: once for the library, once for the FMUs' copy, each
-several minutes of one core, one after the other in a single-threaded test session. Running the catalogue's FMUs for
-a few steps with every integrator here fills the copy's cache (numba writes each entry atomically, so a test that
-compiles the same kernel at the same time is harmless). Nothing is asserted; failures are the tests' business.
+several minutes of one core, one after the other in a single-threaded test session. Building the catalogue's FMUs
+here compiles the copy's kernels for the generic CPU (adapters/kernel_precompile.py: every switch setting, under a
+lock, so a test that builds an FMU meanwhile waits for it instead of compiling the same kernels); running them for a
+few steps with every integrator then loads them. Nothing is asserted; failures are the tests' business.
 """
 
 from __future__ import annotations

@@ -90,7 +90,7 @@ def _count(n: int, word: str) -> str:
 def cmd_build(args) -> int:
     from .fmu_build import build_all, build_fmu
     if not args.set:
-        for path in build_all(args.models, args.out):
+        for path in build_all(args.models, args.out, precompile=not args.no_precompile):
             print(f"built {path}")
         return 0
     from pathlib import Path
@@ -102,7 +102,7 @@ def cmd_build(args) -> int:
         if settings.holds or settings.solver:
             raise CliError("--set with build: model values and gravity are built into the FMU; <joint>.s_start "
                            "and solver.* are FMU parameters, set them when the FMU runs")
-        print(f"built {build_fmu(settings.model, args.out)}")
+        print(f"built {build_fmu(settings.model, args.out, precompile=not args.no_precompile)}")
     return 0
 
 
@@ -388,6 +388,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--out", default="dist", metavar="DIR", help="output folder, default dist")
     p.add_argument("--set", action="extend", nargs="+", metavar="NAME=VALUE", help="build these model values "
                    "(<element>.<field>, g[k]; SI units) into the FMUs")
+    p.add_argument("--no-precompile", action="store_true", help="do not ship kernels compiled for this "
+                   "architecture's generic CPU (smaller FMUs, faster first build; the FMU compiles on first run)")
     p.set_defaults(func=cmd_build)
     from .crash_report import add_parser as add_crash_report
     add_crash_report(sub)

@@ -21,8 +21,7 @@ from collections.abc import Callable
 import numpy as np
 from pythonfmu import Fmi2Causality, Fmi2Variability, Integer, Real
 
-from . import fmu_state
-from .progress import first_run_notice
+from . import fmu_state, shipped_kernels
 
 OK, WARNING, DISCARD, ERROR, FATAL = range(5)
 SMALL = 16   # up to this many values per call, plain Python beats numpy's per-call overhead
@@ -92,10 +91,14 @@ class Instance:
     def __init__(self, cls, resources: str, name: str, visible: bool, logging_on: bool, log: Callable):
         self._cls, self._resources, self._name, self._visible = cls, resources, name, visible
         self._log, self.logging_on, self.categories = log, bool(logging_on), None
+        self.freed = False
+        # kernels compiled at build time (resources/numba-kernels) where the user's cache lacks them; a kernel in
+        # neither is compiled, and the first such compile is logged as a warning (shows with logging off)
+        shipped_kernels.set_reporter(self._report_compile)
+        note = shipped_kernels.use(resources)
+        if note:
+            self.emit(OK, f"fmu-mbs: precompiled kernels not used: {note}")
         self._new_slave()
-        notice = first_run_notice()
-        if notice:   # a warning, so that it shows with logging off: the first step may take minutes
-            self.emit(WARNING, f"fmu-mbs: {notice}")
 
     def _new_slave(self) -> None:
         self.slave = self._cls(instance_name=self._name, resources=self._resources, visible=self._visible)
@@ -105,14 +108,12 @@ class Instance:
         self.kind = np.full(n, OTHER, dtype=np.int8)
         self.out_pos = np.full(n, -1, dtype=np.int64)   # position of an output in slave.y
         self.rules = []   # per variable: (settable, fixed, allowed values, min, max)
-        outputs = 0
         for k, v in enumerate(self.vars):
             if v.value_reference != k:
                 raise RuntimeError(f"variable '{v.name}' has valueReference {v.value_reference}, expected {k}")
             self.kind[k] = REAL if isinstance(v, Real) else INTEGER if isinstance(v, Integer) else OTHER
             if v.causality == Fmi2Causality.output:
-                self.out_pos[k] = outputs
-                outputs += 1
+                self.out_pos[k] = self.slave.output_index[v.name]
             settable = v.causality in (Fmi2Causality.parameter, Fmi2Causality.input) and v.setter is not None
             fixed = v.causality == Fmi2Causality.parameter and v.variability == Fmi2Variability.fixed
             self.rules.append((settable, fixed, getattr(v, "allowed", None), getattr(v, "min", None),
@@ -205,6 +206,11 @@ class Instance:
     def free(self) -> None:
         self.flush()
         self.slave = None
+        self.freed = True
+
+    def _report_compile(self, message: str) -> None:
+        if not self.freed:
+            self.emit(WARNING, message)
 
     def last_successful_time(self) -> float:
         return float(self.last_time)

@@ -6,7 +6,10 @@ An FMU is self-contained: its resources hold the model (``model.json``) and a co
 - two FMUs built from different library versions never run each other's code in one process (different module
   names), while FMUs built from the same version share one copy (same code, same numba cache);
 - the numba cache (see fmu_mbs/kernels/__init__.py) is keyed by that name and the kernel sources, not by the
-  temporary folder a master extracts the FMU to, so the second run of an FMU pays no JIT cost.
+  temporary folder a master extracts the FMU to, so the second run of an FMU pays no JIT cost;
+- the kernels the FMU runs are compiled at build time for the generic CPU of the architecture and shipped in
+  ``resources/numba-kernels/`` (adapters/kernel_precompile.py, adapters/shipped_kernels.py), so even its first run
+  on another machine of the architecture pays none.
 
 Each FMU gets its own entry script ``fmu_<model>_<hash>.py`` (unique module name, no numba in it) that only
 subclasses the generic slave and hands instances to the bridge (adapters/fmi_bridge.py).
@@ -103,8 +106,11 @@ def _copy_package(dest: Path) -> None:
         set(NOT_IN_FMU) & set(names) if Path(d) == PACKAGE_DIR else set()))
 
 
-def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bool = True) -> Path:
+def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bool = True,
+              precompile: bool = True) -> Path:
     """Build ``dest/<modelIdentifier>.fmu`` from a model (object or JSON file); returns the FMU path.
+    With ``precompile`` the FMU carries its kernels compiled for this architecture's generic CPU
+    (adapters/kernel_precompile.py: minutes the first time a library version is built, seconds after).
     Raises ModelError for an invalid model and RuntimeError if fmpy validate reports a problem."""
     from pythonfmu import FmuBuilder
 
@@ -139,6 +145,10 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
                 if name == module:
                     del sys.modules[name]
         _install_binary(fmu_path, stage, module, ident)
+    if precompile:
+        from .kernel_precompile import add_to_fmu
+        from .kernel_precompile import precompile as compile_kernels
+        add_to_fmu(fmu_path, compile_kernels(fmu_path, package))
     if validate:
         problems = validate_fmu(fmu_path)
         if problems:
@@ -176,8 +186,9 @@ def validate_fmu(path: str | Path) -> list[str]:
     return list(fmpy_validate(str(path)))
 
 
-def build_all(models: list[str | Path] | None = None, dest: str | Path = "dist") -> list[Path]:
+def build_all(models: list[str | Path] | None = None, dest: str | Path = "dist", precompile: bool = True
+              ) -> list[Path]:
     """Build every model given (default: every JSON file of the catalogue folder ``models/``)."""
     if not models:
         models = sorted(Path("models").glob("*.json"))
-    return [build_fmu(m, dest) for m in models]
+    return [build_fmu(m, dest, precompile=precompile) for m in models]

@@ -5,6 +5,8 @@ names as the CSV columns), and integrates with the ALF integrator (or its genera
 midpoint rule) in substeps of at most ``solver.h``; a substep that fails is redone as two half steps, up to 4 times
 (explicit: 2), before the communication step is discarded.
 
+- The declared interface (model/fmu_interface.py): outputs are the model's ``fmu_outputs`` (default: a default set
+  per element), marker inputs exist only at markers whose ``port`` is true.
 - Inputs (``<actuator>.f``, ``<marker>.F[1..3]``, ``<marker>.T[1..3]``) are **held** over a communication step
   (``solver.input_interpolation = 0``, default) or ramped **linearly** from their value at the previous
   communication point to the value set for this step (``= 1``; each substep uses the value at its end).
@@ -50,6 +52,7 @@ from ..compiler.initial_values import initial_joint_coordinate
 from ..errors import FmuMbsError
 from ..model import ModelBuilder, load_model
 from ..model.elements import EXPOSED_UNITS
+from ..model.fmu_interface import fmu_inputs, fmu_outputs
 from ..model.functions import External
 from ..model.names import UNITS, channels, driver_input_channels, input_channels
 from . import fmu_state
@@ -199,14 +202,19 @@ class MbsSlave(Fmi2Slave):
                 unit = EXPOSED_UNITS.get((field, type(el)), EXPOSED_UNITS.get(field, "1"))
             real(entry, unit, lambda e=entry: self.exposed[e], lambda v, e=entry: self.exposed.__setitem__(e, float(v)),
                  description=f"{field} of {type(el).__name__} '{element}'", **par)
-        for k, c in enumerate(self._inputs):
+        for k in fmu_inputs(self.model):    # the declared interface (model/fmu_interface.py); the others stay 0
+            c = self._inputs[k]
             real(c.name, c.unit, lambda k=k: self.u_set[k], lambda v, k=k: self.u_set.__setitem__(k, v),
                  causality=Fmi2Causality.input, variability=Fmi2Variability.continuous, description=c.description)
         for k, c in enumerate(self._driver_inputs):
             real(c.name, c.unit, lambda k=k: self.d_set[k], lambda v, k=k: self.d_set.__setitem__(k, v),
                  causality=Fmi2Causality.input, variability=Fmi2Variability.continuous,
                  description=f"prescribed {c.quantity} of driver '{c.element}'")
-        for k, c in enumerate(self._outputs):
+        #: position in ``y`` (every channel is computed) of each declared output
+        self.output_index: dict[str, int] = {}
+        for k in fmu_outputs(self.model):
+            c = self._outputs[k]
+            self.output_index[c.name] = k
             real(c.name, c.unit, lambda k=k: self.y[k], causality=Fmi2Causality.output,
                  variability=Fmi2Variability.continuous, description=c.description)
 

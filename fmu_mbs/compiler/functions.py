@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import CubicSpline
 
 from ..kernels import model_arrays as ma
 from ..model.functions import Constant, External, Harmonic, Linear, Polynomial, SmoothRamp, Table, TimeFunction
@@ -41,6 +40,8 @@ class FunctionPool:
             t = np.asarray(fn.t, dtype=float)
             y = np.asarray(fn.values, dtype=float)
             bc = "not-a-knot" if len(t) > 3 else "natural"
+            from scipy.interpolate import CubicSpline  # here: importing it costs ~0.4 s at every start-up
+
             coeffs = CubicSpline(t, y, bc_type=bc).c  # shape (4, n-1), descending powers
             kind, par = ma.FN_TABLE_CUBIC, list(t) + list(coeffs.ravel())
         else:

@@ -101,6 +101,7 @@ class ModelBuilder:
         self.drivers: list[Driver] = []
         self.forces: list = []
         self.exposed: list[str] = []
+        self.fmu_outputs: list[str] = []
         self.shapes: list[Shape] = []
         self.graphics: list[Graphic] = []
 
@@ -113,6 +114,7 @@ class ModelBuilder:
         b.exposed = list(model.exposed)
         b.shapes = list(model.shapes)
         b.graphics = list(model.graphics)
+        b.fmu_outputs = list(model.fmu_outputs)
         return b
 
     def set_value(self, name: str, field: str, value) -> None:
@@ -172,11 +174,14 @@ class ModelBuilder:
 
     # markers -----------------------------------------------------------------------------------
     def add_marker(self, name: str, body: str = GROUND, position=None, orientation=(1.0, 0.0, 0.0, 0.0),
-                   angle: float = 0.0) -> str:
-        """Marker at ``position`` in the body frame (planar: ``angle``; spatial: ``orientation``)."""
+                   angle: float = 0.0, port: bool = False) -> str:
+        """Marker at ``position`` in the body frame (planar: ``angle``; spatial: ``orientation``); ``port``: FMUs
+        take a force and a torque at it as inputs."""
         zero = (0.0,) * self.dimension
+        if not isinstance(port, bool):
+            raise ValueError(f"'port' must be true or false, got {port!r}")
         self.markers.append(Marker(name, body, _vec(position if position is not None else zero),
-                                   _vec(orientation), float(angle)))
+                                   _vec(orientation), float(angle), port))
         return name
 
     # joints and drivers ------------------------------------------------------------------------
@@ -315,12 +320,17 @@ class ModelBuilder:
         lengths/angles, distance-joint lengths, and "<joint>.s_start", a joint's initial coordinate)."""
         self.exposed.extend(parameters)
 
+    def fmu_output(self, *entries: str) -> None:
+        """Declare the FMU outputs (default: the default set of every element, model/names.py): channel names
+        (``P1.r[1]``), ``<element>.<quantity>`` (``pin.F``), element names (every channel of it), ``"default"``."""
+        self.fmu_outputs.extend(entries)
+
     # result ------------------------------------------------------------------------------------
     def draft(self) -> Model:
         """The Model as collected so far, not validated (``validate.model_problems`` lists its problems)."""
         return Model(self.name, self.dimension, self.gravity, tuple(self.bodies), tuple(self.markers),
                      tuple(self.joints), tuple(self.drivers), tuple(self.forces), self.description,
-                     tuple(self.exposed), tuple(self.shapes), tuple(self.graphics))
+                     tuple(self.exposed), tuple(self.shapes), tuple(self.graphics), tuple(self.fmu_outputs))
 
     def build(self) -> Model:
         """The validated Model; raises ModelError listing every problem found."""

@@ -121,6 +121,8 @@ class Marker:
     orientation: Vec = param("1", "frame in the body frame, unit quaternion [w, x, y, z] (spatial)",
                              (1.0, 0.0, 0.0, 0.0))
     angle: float = param("rad", "frame angle in the body frame (planar)", 0.0)
+    port: bool = param("", "FMU input port: FMUs get the inputs F[1..3] (N) and T[1..3] (N.m), a force and a "
+                       "torque on the body at the marker origin, world axes", False)
 
 
 # --- graphics (the viewer's; no effect on the dynamics) ---------------------------------------------
@@ -252,6 +254,7 @@ class Model:
     exposed: tuple[str, ...] = ()   # parameters an FMU exposes, "<element>.<field>" (see EXPOSABLE)
     shapes: tuple[Shape, ...] = ()  # contact shapes (Contact force elements refer to them)
     graphics: tuple[Graphic, ...] = ()  # what the viewer draws (fmu-mbs animate)
+    fmu_outputs: tuple[str, ...] = ()   # FMU outputs: channels, "<element>.<quantity>", elements, "default" (names.py)
 
     @property
     def planar(self) -> bool:

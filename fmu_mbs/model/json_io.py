@@ -20,7 +20,7 @@ from .validate import model_problems
 FORMAT_TAG = "fmu-mbs-model"
 _TOP_FIELDS = {"format", "format_version", "name", "description", "dimension", "gravity", "bodies", "markers",
                "joints", "drivers", "forces", "exposed", "shapes",
-               "graphics"}
+               "graphics", "fmu_outputs"}
 _BODY_TAG = {cls: tag for tag, cls in BODY_KINDS.items()}
 _FORCE_TAG = {cls: tag for tag, cls in FORCE_KINDS.items()}
 _FUNCTION_FIELDS = {"function", "force", "torque", "stroke", "pull_in"}
@@ -51,8 +51,8 @@ def _element_dict(el, tag: str | None, skip: tuple[str, ...] = ()) -> dict:
 
 
 def model_to_dict(model: Model) -> dict:
-    """The JSON structure of ``model`` (every field written, defaults included; ``shapes``, ``graphics`` only if
-    any)."""
+    """The JSON structure of ``model`` (every field written, defaults included; ``shapes``, ``graphics``,
+    ``fmu_outputs`` and a marker's ``port`` only if any)."""
     marker_skip = ("orientation",) if model.planar else ("angle",)
     out = {
         "format": FORMAT_TAG,
@@ -62,7 +62,7 @@ def model_to_dict(model: Model) -> dict:
         "dimension": model.dimension,
         "gravity": list(model.gravity),
         "bodies": [_element_dict(b, _BODY_TAG[type(b)]) for b in model.bodies],
-        "markers": [_element_dict(m, None, marker_skip) for m in model.markers],
+        "markers": [_element_dict(m, None, marker_skip + (() if m.port else ("port",))) for m in model.markers],
         "joints": [_element_dict(j, None) for j in model.joints],
         "drivers": [_element_dict(d, None) for d in model.drivers],
         "forces": [_element_dict(f, _FORCE_TAG[type(f)]) for f in model.forces],
@@ -72,6 +72,8 @@ def model_to_dict(model: Model) -> dict:
         out["shapes"] = [_element_dict(s, None) for s in model.shapes]
     if model.graphics:
         out["graphics"] = [_element_dict(g, None) for g in model.graphics]
+    if model.fmu_outputs:
+        out["fmu_outputs"] = list(model.fmu_outputs)
     return out
 
 
@@ -140,6 +142,12 @@ def model_from_dict(data: dict) -> Model:
         problems.append("model: 'exposed' must be a list of strings '<element>.<field>'")
     else:
         b.expose(*exposed)
+    declared = data.get("fmu_outputs", [])
+    if not (isinstance(declared, list) and all(isinstance(x, str) for x in declared)):
+        problems.append("model: 'fmu_outputs' must be a list of strings (channels, '<element>.<quantity>', "
+                        "elements or 'default')")
+    else:
+        b.fmu_output(*declared)
 
     def each(section: str):
         items = data.get(section, [])

@@ -123,6 +123,9 @@ def json_schema() -> dict:
             "graphics": {"type": "array", "items": _object(elements.Graphic, None)},
             "exposed": {"type": "array", "items": {"type": "string", "pattern": r"^\w+\.\w+$"},
                         "description": "parameters FMUs expose, '<element>.<field>'"},
+            "fmu_outputs": {"type": "array", "items": {"type": "string"},
+                            "description": "FMU outputs: channel names, '<element>.<quantity>', element names or "
+                                           "'default' (the default set); absent: the default set"},
         },
         "$defs": {"time_function": {"oneOf": fn_defs}},
     }

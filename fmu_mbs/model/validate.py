@@ -141,7 +141,11 @@ def model_problems(model: Model) -> list[str]:
     for check in (_name_problems, _body_problems, _marker_problems, _joint_problems, _driver_problems,
                   _exposed_problems, _force_problems):
         check(s)
-    return s.p + all_contact_problems(model) + graphic_problems(model)
+    s.p += all_contact_problems(model) + graphic_problems(model)
+    if model.fmu_outputs and not s.p:   # names the channels of a model that is otherwise valid
+        from .fmu_interface import fmu_output_problems
+        s.p += fmu_output_problems(model)
+    return s.p
 
 
 def _name_problems(s: _Scope) -> None:

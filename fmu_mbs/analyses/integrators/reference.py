@@ -14,7 +14,6 @@ depends on lam); its bristle law, whose deflection integrates per fixed step, is
 from __future__ import annotations
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from ...compiler import CompiledModel
 from ...compiler.families import needs_after_step
@@ -62,6 +61,8 @@ def integrate_reference(cm: CompiledModel, t_out: np.ndarray, initial: AssemblyR
     """Trajectory at the times ``t_out`` (s, increasing, t_out[0] = start time) from ``initial`` (default:
     assemble(cm) at t_out[0]). ``info`` holds REPORT_KEYS; 'iterations' = right-hand-side evaluations
     per output interval; 'rejected' stays 0 (solve_ivp keeps its step control to itself)."""
+    from scipy.integrate import solve_ivp  # here: it imports scipy.optimize (~0.3 s at every FMU start-up)
+
     t_out = np.asarray(t_out, dtype=float)
     for f in cm.model.forces:
         if isinstance(f, JointFriction) and f.friction == "bristle":

@@ -1,0 +1,161 @@
+"""Compile an FMU's kernels for the architecture's generic CPU at build time and ship them in its resources.
+
+The FMU is run (instantiate, Initialization Mode with its outputs read, a few doSteps with every output read, FMU
+state get/set/serialize; then with each other switch setting that selects other kernels, ``VARIANTS``) in a fresh
+process with ``NUMBA_CPU_NAME=generic`` and the kernel cache root at ``<cache root>/portable`` (shared by every FMU
+built from this library version, so the catalogue compiles each kernel once; a lock file keeps two builds from
+compiling the same kernels at once). A second process repeats the run with that cache filled and records which
+cache files numba loads: only the kernels called from Python (their callees are inside their compiled code).
+Those files and a manifest (adapters/shipped_kernels.py) go into ``resources/numba-kernels/`` of the FMU.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+from .shipped_kernels import FOLDER, MANIFEST, PORTABLE_CPU
+
+#: switch settings run besides the defaults (each selects other kernels; model/ and adapters/fmu_slave.py)
+VARIANTS = ({"solver.integrator": 1}, {"solver.integrator": 2}, {"solver.scheme": 1},
+            {"solver.input_interpolation": 1})
+
+#: the FMU run that decides which kernels are shipped (one process; prints one JSON line)
+WORKLOAD = textwrap.dedent("""
+    import json, os, shutil, sys, tempfile
+    from numba.core import caching
+    loaded = set()
+    _load_data = caching.IndexDataCacheFile._load_data
+    def _record(self, name):
+        loaded.add((self._cache_path, self._index_name, name))
+        return _load_data(self, name)
+    caching.IndexDataCacheFile._load_data = _record
+
+    from fmpy import extract, read_model_description
+    from fmpy.fmi2 import FMU2Slave
+    fmu, package = sys.argv[1], sys.argv[2]
+    unzipdir = extract(fmu)
+    md = read_model_description(fmu)
+    refs = [v.valueReference for v in md.modelVariables if v.causality == "output"]
+    step = float(md.defaultExperiment.stepSize) if md.defaultExperiment and md.defaultExperiment.stepSize else 1e-3
+    def run(switches, states):
+        slave = FMU2Slave(guid=md.guid, unzipDirectory=unzipdir, modelIdentifier=md.coSimulation.modelIdentifier,
+                          instanceName="precompile")
+        slave.instantiate()
+        slave.setupExperiment(startTime=0.0)
+        slave.enterInitializationMode()
+        slave.setInteger([vr[name] for name in switches], list(switches.values()))
+        slave.getReal(refs)
+        slave.exitInitializationMode()
+        t = 0.0
+        for k in range(3):
+            slave.doStep(t, step)
+            t += step
+            slave.getReal(refs)
+        if states:
+            state = slave.getFMUstate()
+            slave.doStep(t, step)
+            slave.setFMUstate(state)
+            slave.setFMUstate(slave.deSerializeFMUstate(slave.serializeFMUstate(state)))
+            slave.freeFMUstate(state)
+            slave.doStep(t, step)
+            slave.getReal(refs)
+        slave.terminate()
+        slave.freeInstance()
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    run({}, True)
+    failed = []
+    for switches in json.loads(sys.argv[3]):
+        try:   # a setting a model cannot run (the explicit rule on a stiff model, say) is skipped
+            run(switches, False)
+        except Exception as exc:
+            failed.append(f"{switches}: {exc}")
+    misses = 0
+    for name, module in list(sys.modules.items()):
+        if name.startswith(package + ".kernels"):
+            for obj in vars(module).values():
+                stats = getattr(obj, "stats", None)
+                if stats is not None and hasattr(stats, "cache_misses"):
+                    misses += sum(stats.cache_misses.values())
+    print(json.dumps({"loaded": sorted(loaded), "misses": misses, "failed": failed}))
+    sys.stdout.flush()
+    shutil.rmtree(unzipdir, ignore_errors=True)
+    os._exit(0)
+""")
+
+
+def portable_cache_root() -> str:
+    """Cache root of the kernels compiled for the generic CPU (``<cache root>/portable``)."""
+    from ..kernels import kernel_cache_dir
+
+    return os.path.join(os.path.dirname(kernel_cache_dir()), "portable")
+
+
+def _run_workload(fmu_path: Path, package: str, root: str, timeout: float) -> dict:
+    env = dict(os.environ, NUMBA_CPU_NAME=PORTABLE_CPU[0], NUMBA_CPU_FEATURES=PORTABLE_CPU[1],
+               FMU_MBS_CACHE_DIR=root)
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    env.pop("NUMBA_CACHE_DIR", None)
+    done = subprocess.run([sys.executable, "-c", WORKLOAD, str(fmu_path), package, json.dumps(VARIANTS)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"precompiling the kernels of '{fmu_path.name}' failed (exit {done.returncode}):\n"
+                           + (done.stderr or done.stdout)[-3000:])
+    return json.loads(lines[-1])
+
+
+@contextlib.contextmanager
+def _lock(path: str):
+    import fcntl
+
+    with open(path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def precompile(fmu_path: Path, package: str, timeout: float = 7200.0) -> list[tuple[str, bytes]]:
+    """Compile (or find compiled) the generic-CPU kernels an FMU runs; returns the zip entries to add to it
+    (``resources/numba-kernels/...``). Takes minutes the first time a library version is built."""
+    from ..kernels import kernel_cache_dir
+    from .shipped_kernels import target_description
+
+    root = portable_cache_root()
+    os.makedirs(root, exist_ok=True)
+    kernels = os.path.basename(kernel_cache_dir(package))
+    folder = os.path.normpath(os.path.join(root, kernels))
+    with _lock(os.path.join(root, f"{package}.lock")):
+        if not (os.path.isdir(folder) and any(n.endswith(".nbi") for n in os.listdir(folder))):
+            print(f"fmu-mbs: {fmu_path.name}: compiling kernels for the generic CPU (first build of this library "
+                  f"version only: minutes of CPU)", file=sys.stderr, flush=True)
+        result = _run_workload(fmu_path, package, root, timeout)
+        if result["misses"]:   # something compiled: run again to see what a warm run loads
+            result = _run_workload(fmu_path, package, root, timeout)
+        if result["misses"]:
+            raise RuntimeError(f"precompiling '{fmu_path.name}': {result['misses']} kernels compiled again in a "
+                               f"second run (not cachable?)")
+        names = sorted({n for path, index, data in result["loaded"] if os.path.normpath(path) == folder
+                        for n in (index, data)})
+        entries = [(f"resources/{FOLDER}/{n}", Path(folder, n).read_bytes()) for n in names]
+    manifest = dict(target_description(), package=package, kernels=kernels)
+    entries.append((f"resources/{FOLDER}/{MANIFEST}", (json.dumps(manifest, indent=1) + "\n").encode()))
+    return entries
+
+
+def add_to_fmu(fmu_path: Path, entries: list[tuple[str, bytes]]) -> None:
+    """Append files to an FMU (zip)."""
+    with zipfile.ZipFile(fmu_path, "a", zipfile.ZIP_DEFLATED) as z:
+        present = set(z.namelist())
+        for name, data in entries:
+            if name in present:
+                raise RuntimeError(f"'{fmu_path.name}' already has {name}")
+            z.writestr(name, data)

@@ -1,0 +1,133 @@
+"""Kernels compiled when an FMU was built, shipped in its resources and used where the user's kernel cache lacks them.
+
+At build time (adapters/kernel_precompile.py) the FMU's copy of the library runs in a process with
+``NUMBA_CPU_NAME=generic``: numba then compiles for the baseline CPU of the architecture (x86-64: no AVX, no FMA),
+code that runs on every machine of that architecture. The cache entries the FMU's run loads are put in
+``resources/numba-kernels/`` with a ``manifest.json`` (numba and Python versions, LLVM target triple, library copy).
+
+numba keys each cache entry by (signature, (triple, CPU name, CPU features), bytecode hashes) and each index file
+by a sha256 of the kernel's source file (numba/core/caching.py: ``Cache._index_key``, ``IndexDataCacheFile``;
+numba 0.68). The source hash matches wherever the FMU is extracted (same file contents); the CPU part does not on a
+machine whose numba targets its own CPU (``rocketlake``, ``znver3``, ...). So :func:`use` adds a second lookup to
+numba's cache: when an entry of this copy's kernels is missing from the user's cache, it is looked up in the
+shipped folder under the key with CPU ``generic`` and no extra features, the key it was compiled under. Nothing
+is copied or rewritten; entries compiled later on this machine go to the user's cache as before.
+
+When neither has an entry, numba compiles; the first such kernel is reported through :func:`set_reporter` (the
+FMU's log) as "compiling kernels (first run only)".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import weakref
+from collections.abc import Callable
+
+FOLDER = "numba-kernels"           # under the FMU's resources
+MANIFEST = "manifest.json"
+PORTABLE_CPU = ("generic", "")      # (CPU name, CPU features) the shipped kernels were compiled for
+NOTICE = "compiling kernels (first run only: minutes of CPU; later runs load them from the user's cache)"
+
+_shipped: dict[str, str | None] = {}   # this copy's user cache folder -> shipped folder (None: none usable)
+_reporter: list = [None]                # weak reference to a callable(message) or None
+_reported: list[bool] = [False]
+_hooked: list[bool] = [False]
+
+
+def package_name() -> str:
+    """Import name of this copy of the library (``fmu_mbs`` or ``fmu_mbs_<hash>`` inside an FMU)."""
+    return __name__.split(".")[0]
+
+
+def target_description() -> dict:
+    """What a shipped cache must match here: numba and Python versions, target triple, library copy and kernels."""
+    import llvmlite.binding as ll
+    import numba
+
+    from ..kernels import kernel_cache_dir
+
+    return {"numba": numba.__version__, "python": f"py{sys.version_info[0]}{sys.version_info[1]}",
+            "triple": ll.get_process_triple(), "cpu": PORTABLE_CPU[0], "package": package_name(),
+            "kernels": os.path.basename(kernel_cache_dir())}
+
+
+def mismatch(manifest: dict) -> str | None:
+    """Why a shipped cache described by ``manifest`` cannot be used here (None: it can)."""
+    here = target_description()
+    for key, what in (("triple", "target"), ("numba", "numba"), ("python", "Python"), ("package", "library copy"),
+                      ("kernels", "kernel sources"), ("cpu", "CPU")):
+        if manifest.get(key) != here[key]:
+            return f"the FMU's kernels were compiled for {what} {manifest.get(key)!r}, this process has {here[key]!r}"
+    return None
+
+
+def use(resources: str | os.PathLike | None) -> str | None:
+    """Use the kernels shipped in ``resources/numba-kernels`` where the user's cache misses; returns None, or the
+    reason they cannot be used (then numba compiles, and the first compile is reported)."""
+    from ..kernels import kernel_cache_dir
+
+    _install_hook()
+    cache_dir = kernel_cache_dir()
+    folder = os.path.join(os.fspath(resources), FOLDER) if resources else ""
+    try:
+        with open(os.path.join(folder, MANIFEST), encoding="utf-8") as f:
+            manifest = json.load(f)
+    except (OSError, ValueError) as exc:
+        _shipped.setdefault(cache_dir, None)
+        return f"no precompiled kernels in the FMU ({exc.__class__.__name__}: {exc})"
+    reason = mismatch(manifest) if isinstance(manifest, dict) else "malformed manifest"
+    if reason is None:
+        _shipped[cache_dir] = folder
+    else:
+        _shipped.setdefault(cache_dir, None)
+    return reason
+
+
+def set_reporter(report: Callable[[str], None] | None) -> None:
+    """Where to report the next compile of this copy's kernels (once per reporter; a bound method is held
+    weakly)."""
+    _reported[0] = False
+    if report is None:
+        _reporter[0] = None
+    elif hasattr(report, "__self__"):
+        _reporter[0] = weakref.WeakMethod(report)
+    else:
+        _reporter[0] = lambda: report
+
+
+def _report(kernel: str) -> None:
+    if _reported[0]:
+        return
+    _reported[0] = True
+    ref = _reporter[0]
+    report = ref() if ref is not None else None
+    if report is not None:
+        report(f"fmu-mbs: {NOTICE} (first: {kernel})")
+
+
+def _install_hook() -> None:
+    """Wrap numba's cache lookup once per copy of the library (each copy checks only its own kernels)."""
+    if _hooked[0]:
+        return
+    from numba.core import caching
+
+    original = caching.Cache._load_overload
+
+    def _load_overload(self, sig, target_context):
+        data = original(self, sig, target_context)
+        if data is not None or not self._enabled or self._cache_path not in _shipped:
+            return data
+        folder = _shipped[self._cache_path]
+        if folder is not None:
+            sig_key, magic, code = self._index_key(sig, target_context.codegen())
+            shipped = caching.IndexDataCacheFile(folder, self._impl.filename_base, self._cache_file._source_stamp)
+            data = shipped.load((sig_key, (magic[0], *PORTABLE_CPU), code))
+            if data is not None:
+                return self._impl.rebuild(target_context, data)
+        _report(self._name)
+        return None
+
+    caching.Cache._load_overload = _load_overload
+    _hooked[0] = True

@@ -1,0 +1,137 @@
+"""Precompiled kernels (adapters/kernel_precompile.py, adapters/shipped_kernels.py).
+
+An FMU built here, copied to a fresh folder and run in a fresh process with empty user kernel caches, runs its
+first doStep without compiling a kernel: numba's own counters report cache hits and no misses, nothing is written
+to the user's cache, and the FMU does not log the compile notice. The controls: the same FMU without its shipped
+kernels, or with a manifest from another numba version, logs "compiling kernels (first run only)" (the run is
+ended at that message instead of compiling for minutes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from fmu_mbs.adapters.fmu_build import build_fmu
+from fmu_mbs.adapters.shipped_kernels import FOLDER, MANIFEST, NOTICE
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTICE_EXIT = 3
+
+RUN = textwrap.dedent("""
+    import ctypes, json, os, sys, time
+    from fmpy import calloc, extract, free, read_model_description
+    from fmpy.fmi2 import (FMU2Slave, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
+                           fmi2CallbackFunctions, fmi2CallbackLoggerTYPE)
+    log = []
+    def logger(component, instance, status, category, message):
+        log.append(message.decode())
+        if "compiling kernels" in log[-1]:   # the notice: stop here instead of compiling for minutes
+            print(json.dumps({"log": log}), flush=True)
+            os._exit(NOTICE_EXIT)
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = fmi2CallbackLoggerTYPE(logger)
+    callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    t0 = time.perf_counter()
+    unzipped = extract(sys.argv[1])
+    md = read_model_description(unzipped)
+    fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzipped, modelIdentifier=md.coSimulation.modelIdentifier,
+                    instanceName="fresh")
+    fmu.instantiate(callbacks=callbacks, loggingOn=True)
+    fmu.setupExperiment(startTime=0.0)
+    fmu.enterInitializationMode()
+    fmu.exitInitializationMode()
+    fmu.doStep(0.0, 1e-3)
+    first = time.perf_counter() - t0
+    outputs = [v.valueReference for v in md.modelVariables if v.causality == "output"]
+    values = fmu.getReal(outputs)
+    with open(os.path.join(unzipped, "resources", FOLDER, MANIFEST)) as f:
+        package = json.load(f)["package"]
+    hits = misses = 0
+    for name, module in list(sys.modules.items()):
+        if name.startswith(package + ".kernels"):
+            for obj in vars(module).values():
+                stats = getattr(obj, "stats", None)
+                if stats is not None and hasattr(stats, "cache_misses"):
+                    hits += sum(stats.cache_hits.values())
+                    misses += sum(stats.cache_misses.values())
+    fmu.terminate()
+    fmu.freeInstance()
+    print(json.dumps({"log": log, "hits": hits, "misses": misses, "first_step_s": first, "values": values}),
+          flush=True)
+""").replace("NOTICE_EXIT", str(NOTICE_EXIT)).replace("FOLDER", repr(FOLDER)).replace("MANIFEST", repr(MANIFEST))
+
+
+@pytest.fixture(scope="module")
+def pendulum_fmu(tmp_path_factory) -> Path:
+    return build_fmu(ROOT / "models" / "pendulum.json", tmp_path_factory.mktemp("precompiled"))
+
+
+def _fresh_run(fmu: Path, tmp: Path) -> tuple[int, dict, Path]:
+    """Run ``fmu`` copied into a new folder, in a new process whose user kernel caches are new empty folders."""
+    folder = tmp / "elsewhere"
+    folder.mkdir()
+    copy = Path(shutil.copy(fmu, folder / fmu.name))
+    caches = {var: tmp / var.lower() for var in ("FMU_MBS_CACHE_DIR", "NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    for path in caches.values():
+        path.mkdir()
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", **{k: str(v) for k, v in caches.items()})
+    for var in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES"):
+        env.pop(var, None)   # the host's own CPU target, as in any user's process
+    done = subprocess.run([sys.executable, "-c", RUN, str(copy)], env=env, capture_output=True, text=True,
+                          timeout=600, cwd=tmp)
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    assert lines, f"exit {done.returncode}: {done.stderr[-3000:]}"
+    return done.returncode, json.loads(lines[-1]), caches["FMU_MBS_CACHE_DIR"]
+
+
+def _rewrite(fmu: Path, dest: Path, change) -> Path:
+    """A copy of ``fmu`` whose entries pass through ``change(name, data) -> data or None (left out)``."""
+    out = dest / fmu.name
+    with zipfile.ZipFile(fmu) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for info in src.infolist():
+            data = change(info.filename, src.read(info.filename))
+            if data is not None:
+                z.writestr(info, data)
+    return out
+
+
+def test_first_step_in_a_fresh_process_loads_shipped_kernels(pendulum_fmu, tmp_path):
+    code, result, user_cache = _fresh_run(pendulum_fmu, tmp_path)
+    assert code == 0, result
+    assert result["misses"] == 0, result
+    assert result["hits"] > 0, result            # the kernels did come from a cache: the shipped one
+    assert not [p for p in user_cache.rglob("*") if p.suffix in (".nbi", ".nbc")]   # nothing compiled, saved
+    assert not [m for m in result["log"] if "compiling kernels" in m], result["log"]
+    assert all(v == v for v in result["values"])
+
+
+def test_without_shipped_kernels_the_fmu_logs_that_it_compiles(pendulum_fmu, tmp_path):
+    dest = tmp_path / "stripped"
+    dest.mkdir()
+    stripped = _rewrite(pendulum_fmu, dest, lambda name, data: None if f"/{FOLDER}/" in name else data)
+    code, result, _ = _fresh_run(stripped, tmp_path)
+    assert code == NOTICE_EXIT, result
+    assert any(NOTICE in m for m in result["log"]), result["log"]
+
+
+def test_a_cache_for_another_numba_is_not_used(pendulum_fmu, tmp_path):
+    def other_numba(name, data):
+        if name.endswith(f"/{FOLDER}/{MANIFEST}"):
+            return json.dumps(dict(json.loads(data), numba="0.0.0")).encode()
+        return data
+
+    dest = tmp_path / "other"
+    dest.mkdir()
+    code, result, _ = _fresh_run(_rewrite(pendulum_fmu, dest, other_numba), tmp_path)
+    assert code == NOTICE_EXIT, result
+    assert any("numba '0.0.0'" in m for m in result["log"]), result["log"]
+    assert any(NOTICE in m for m in result["log"]), result["log"]
