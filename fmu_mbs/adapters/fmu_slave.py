@@ -44,6 +44,7 @@ from pythonfmu.enums import Fmi2Status
 from ..analyses.assembly import assemble
 from ..analyses.channels import ChannelEvaluator
 from ..analyses.integrators import STEPPERS
+from ..analyses.joint_starts import JointStarts
 from ..compiler import compile_model
 from ..compiler.initial_values import initial_joint_coordinate
 from ..errors import FmuMbsError
@@ -71,6 +72,12 @@ ENUMERATIONS = {
                            (1, "linear", "inputs ramped linearly from the previous communication point")),
 }
 
+
+
+def _assembled(cm, t: float) -> tuple[np.ndarray, np.ndarray]:
+    """Assembled initial positions and velocities of a compiled model."""
+    res = assemble(cm, t=t)
+    return res.q, res.qd
 
 class UnitReal(Real):
     """A pythonfmu Real with a unit attribute and an optional range (``min``, ``max``)."""
@@ -186,8 +193,8 @@ class MbsSlave(Fmi2Slave):
         for entry in self.model.exposed:
             element, field = entry.split(".")
             el = self.model.element(element)
-            if field == "s_start":
-                unit = "rad" if el.type == "revolute" else "m"
+            if field in ("s_start", "sd_start"):
+                unit = ("rad" if el.type == "revolute" else "m") + ("/s" if field == "sd_start" else "")
             else:
                 unit = EXPOSED_UNITS.get((field, type(el)), EXPOSED_UNITS.get(field, "1"))
             real(entry, unit, lambda e=entry: self.exposed[e], lambda v, e=entry: self.exposed.__setitem__(e, float(v)),
@@ -208,9 +215,14 @@ class MbsSlave(Fmi2Slave):
         cm = None
         for entry in self.model.exposed:
             element, field = entry.split(".")
+            joint = self.model.element(element)
             if field == "s_start":
                 cm = cm or compile_model(self.model)
-                values[entry] = initial_joint_coordinate(cm, element)
+                values[entry] = joint.s_start if joint.s_start is not None else initial_joint_coordinate(cm, element)
+            elif field == "sd_start":         # the joint's rate at the assembled initial state unless given
+                cm = cm or compile_model(self.model)
+                values[entry] = joint.sd_start if joint.sd_start is not None else \
+                    float(JointStarts(cm).rates(self.t_start, *_assembled(cm, self.t_start), [element])[0])
             else:
                 values[entry] = float(getattr(self.model.element(element), field))
         return values
@@ -245,6 +257,8 @@ class MbsSlave(Fmi2Slave):
         if holds:
             b = ModelBuilder.from_model(model)
             for joint, value in holds.items():
+                b.set_value(joint, "s_start", None)      # the driver holds the coordinate; sd_start applies below
+                b.set_value(joint, "sd_start", None)
                 b.add_driver(f"__s_start_{joint}", joint, value)
             held = compile_model(b.build())
             q = assemble(held, t=self.t_start).q

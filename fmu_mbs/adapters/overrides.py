@@ -6,6 +6,7 @@ them (``<element>.<field>``, ``g[k]``, ``<joint>.s_start``, ``solver.<option>``)
 - ``g[k]``: gravity component k (1-based, m/s2);
 - ``<joint>.s_start``: the initial coordinate of a revolute or prismatic joint (rad or m); the model is assembled
   with the joint held there, as an FMU does;
+- ``<joint>.sd_start``: its initial rate (rad/s or m/s), kept exactly by assembly (the joint's ``sd_start`` field);
 - ``solver.integrator`` (alf, galpha, explicit, reference), ``solver.scheme`` (ali3p, energy), ``solver.rho_inf``,
   ``solver.tolerance`` (Newton tolerance), ``solver.penalty`` (augmented-Lagrangian penalty): ``simulate`` only.
 
@@ -50,11 +51,13 @@ def settable(model: Model) -> dict[str, tuple[str, str]]:
         for name in EXPOSABLE.get(type(el), ()):
             if name == "length" and getattr(el, "type", "") != "distance":
                 continue
-            if name == "s_start":
+            if name in ("s_start", "sd_start"):
                 coords = JOINT_COORDINATES.get(el.type, ())
                 if len(coords) == 1:
                     unit = "rad" if coords[0] == "rotation" else "m"
-                    out[f"{el.name}.s_start"] = (unit, "initial coordinate (assembled with the joint held there)")
+                    out[f"{el.name}.{name}"] = (
+                        (unit, "initial coordinate (assembled with the joint held there)") if name == "s_start" else
+                        (f"{unit}/s", "initial rate (kept exactly; the other rates follow from the constraints)"))
                 continue
             if getattr(el, name) is None and name != "mu_static":
                 continue
@@ -122,5 +125,7 @@ def held_positions(model: Model, holds: dict[str, float], t: float = 0.0) -> np.
     for joint, value in holds.items():
         if any(d.joint == joint for d in model.drivers):
             raise ValueError(f"--set '{joint}.s_start': joint '{joint}' is driven; its driver sets the coordinate")
+        b.set_value(joint, "s_start", None)          # the hold's driver sets the coordinate; rates come later
+        b.set_value(joint, "sd_start", None)
         b.add_driver(f"__s_start_{joint}", joints[joint].name, value)
     return assemble(compile_model(b.build()), t=t).q

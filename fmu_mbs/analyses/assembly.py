@@ -16,9 +16,11 @@ from ..compiler import CompiledModel
 from ..compiler.families import needs_after_step
 from ..errors import AssemblyError, ConvergenceError
 from .evaluate import Evaluator
+from .joint_starts import JointStarts
 from .linear import independent_rows, min_norm_multipliers, solve_kkt
 
 POSITION_TOL = 1e-10   # max |Phi| accepted (m, or rad for angle rows)
+RATE_TOL = 1e-10       # max |Phi_q qd - nu| of the given joint rates, relative to 1 + max |nu|, |qd|
 FRICTION_TOL = 1e-12   # joint friction fixed point: max |lam change| relative to 1 + max |lam|
 FRICTION_MAX_ITER = 100
 
@@ -44,46 +46,80 @@ def _worst_rows(cm: CompiledModel, phi: np.ndarray, k: int = 3) -> str:
 
 
 def assemble_positions(ev: Evaluator, t: float, q_guess: np.ndarray, tol: float = POSITION_TOL,
-                       max_iter: int = 100) -> tuple[np.ndarray, int]:
+                       max_iter: int = 100, starts: JointStarts | None = None) -> tuple[np.ndarray, int]:
     """Newton-Raphson with minimum-norm steps dq = -pinv(Phi_q) Phi and step halving; returns (q, iterations).
-    Raises AssemblyError naming the worst constraint rows when the constraints cannot be met."""
+    ``starts``: joints whose initial coordinates (s_start) are appended as rows s(q) - s_start = 0.
+    Raises AssemblyError naming the worst constraint rows (and the joints whose s_start cannot be met)."""
     cm = ev.cm
     q = np.array(q_guess, dtype=float)
-    if cm.n_rows == 0:
+    holds = starts is not None and bool(starts.s_rows)
+    if cm.n_rows == 0 and not holds:
         return q, 0
-    phi = ev.constraints(t, q).copy()
+
+    def rows(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        phi = ev.constraints(t, q).copy()
+        if not holds:
+            return phi, ev.J
+        r, Js = starts.position_rows(t, q)
+        return np.concatenate([phi, r]), np.vstack([ev.J, Js])
+
+    phi, J = rows(q)
     norm = np.linalg.norm(phi)
     for it in range(1, max_iter + 1):
         if np.max(np.abs(phi)) <= tol:
             return q, it - 1
-        dq = -np.linalg.lstsq(ev.J, phi, rcond=None)[0]
+        dq = -np.linalg.lstsq(J, phi, rcond=None)[0]
         if not np.all(np.isfinite(dq)):
             break
         step = 1.0
         for _ in range(30):
             q_try = q + step * dq
-            phi_try = ev.constraints(t, q_try).copy()
+            phi_try, J_try = rows(q_try)
             if np.all(np.isfinite(phi_try)) and np.linalg.norm(phi_try) < norm * (1.0 - 1e-4 * step):
                 break
             step *= 0.5
         else:
             # no decrease along the Newton direction: accept a small step if it is converged enough
             break
-        q, phi, norm = q_try, phi_try, np.linalg.norm(phi_try)
+        q, phi, J, norm = q_try, phi_try, J_try, np.linalg.norm(phi_try)
     if np.max(np.abs(phi)) <= tol:
         return q, max_iter
+    if holds:
+        given = ", ".join(f"{j}.s_start = {v:.6g} (off by {r:.3g})"
+                          for j, v, r in zip(starts.s_joint, starts.s_value, phi[cm.n_rows:]))
+        raise AssemblyError(f"model '{cm.model.name}': the initial joint coordinates are inconsistent with the "
+                            f"constraints at t = {t:g} s: {given}; max |Phi| = {np.max(np.abs(phi)):.3g} after "
+                            f"Newton-Raphson" + (f", worst rows: {_worst_rows(cm, phi[:cm.n_rows])}"
+                                                 if np.max(np.abs(phi[:cm.n_rows]), initial=0.0) > tol else ""))
     raise AssemblyError(f"model '{cm.model.name}': constraints cannot be satisfied at t = {t:g} s "
                         f"(max |Phi| = {np.max(np.abs(phi)):.3g} after Newton-Raphson); worst rows: "
                         f"{_worst_rows(cm, phi)}")
 
 
-def solve_velocities(ev: Evaluator, t: float, q: np.ndarray, qd_guess: np.ndarray) -> np.ndarray:
-    """Velocities closest to ``qd_guess`` with Phi_q qd = nu (minimum-norm correction)."""
-    if ev.cm.n_rows == 0:
+def solve_velocities(ev: Evaluator, t: float, q: np.ndarray, qd_guess: np.ndarray,
+                     starts: JointStarts | None = None) -> np.ndarray:
+    """Velocities closest to ``qd_guess`` with Phi_q qd = nu (minimum-norm correction); ``starts``: joints whose
+    initial rates (sd_start) are kept exactly (AssemblyError naming them if the constraints do not allow them)."""
+    cm = ev.cm
+    holds = starts is not None and bool(starts.sd_rows)
+    if cm.n_rows == 0 and not holds:
         return np.array(qd_guess, dtype=float)
     ev.constraints(t, q, qd_guess)
-    resid = ev.nu - ev.J @ qd_guess
-    return qd_guess + np.linalg.lstsq(ev.J, resid, rcond=None)[0]
+    J, nu = ev.J, ev.nu
+    if holds:
+        Js, sd = starts.rate_rows(t, q)
+        J, nu = np.vstack([J, Js]), np.concatenate([nu, sd])
+    qd = qd_guess + np.linalg.lstsq(J, nu - J @ qd_guess, rcond=None)[0]
+    if holds:
+        resid = J @ qd - nu
+        scale = 1.0 + float(np.max(np.abs(nu), initial=0.0)) + float(np.max(np.abs(qd), initial=0.0))
+        if np.max(np.abs(resid)) > RATE_TOL * scale:
+            given = ", ".join(f"{j}.sd_start = {v:.6g} (off by {r:.3g})"
+                              for j, v, r in zip(starts.sd_joint, starts.sd_value, resid[cm.n_rows:]))
+            raise AssemblyError(f"model '{cm.model.name}': the initial joint rates are inconsistent with the "
+                                f"velocity constraints at t = {t:g} s: {given} (more rates given than the "
+                                f"mechanism has degrees of freedom, or rates that contradict each other)")
+    return qd
 
 
 def solve_dynamics(ev: Evaluator, t: float, q: np.ndarray, qd: np.ndarray,
@@ -152,10 +188,12 @@ def passive_consistent_dynamics(ev: Evaluator, t: float, q: np.ndarray, qd: np.n
 def assemble(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, qd: np.ndarray | None = None,
              evaluator: Evaluator | None = None, tol: float = POSITION_TOL) -> AssemblyResult:
     """Full assembly at time t from the model's initial values (or given q, qd): positions, velocities,
-    and, where the mass matrix allows, accelerations and multipliers of the forward dynamics."""
+    and, where the mass matrix allows, accelerations and multipliers of the forward dynamics. The joints' initial
+    coordinates (s_start, unless q is given) and rates (sd_start, unless qd is given) are kept exactly."""
     ev = evaluator or Evaluator(cm)
-    q_a, iters = assemble_positions(ev, t, cm.q0 if q is None else q, tol)
-    qd_a = solve_velocities(ev, t, q_a, cm.qd0 if qd is None else qd)
+    starts = JointStarts(cm)
+    q_a, iters = assemble_positions(ev, t, cm.q0 if q is None else q, tol, starts=starts if q is None else None)
+    qd_a = solve_velocities(ev, t, q_a, cm.qd0 if qd is None else qd, starts=starts if qd is None else None)
     ev.constraints(t, q_a, qd_a)
     J = ev.J.copy()
     rows, redundant = independent_rows(J)

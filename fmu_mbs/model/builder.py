@@ -180,8 +180,12 @@ class ModelBuilder:
         return name
 
     # joints and drivers ------------------------------------------------------------------------
-    def add_joint(self, name: str, type: str, marker_i: str, marker_j: str, length: float | None = None) -> str:
-        self.joints.append(Joint(name, type, marker_i, marker_j, None if length is None else float(length)))
+    def add_joint(self, name: str, type: str, marker_i: str, marker_j: str, length: float | None = None,
+                  s_start: float | None = None, sd_start: float | None = None) -> str:
+        """A joint (types: elements.Joint); ``s_start`` / ``sd_start``: the initial coordinate (m or rad) and rate
+        (m/s or rad/s) of a revolute or prismatic joint, kept exactly by assembly (the other coordinates follow)."""
+        opt = lambda x: None if x is None else float(x)  # noqa: E731
+        self.joints.append(Joint(name, type, marker_i, marker_j, opt(length), opt(s_start), opt(sd_start)))
         return name
 
     def add_driver(self, name: str, joint: str, function: TimeFunction | float, coordinate: int = 1) -> str:

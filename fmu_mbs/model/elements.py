@@ -180,6 +180,10 @@ class Joint:
     marker_i: str
     marker_j: str
     length: float | None = field(default=None, metadata={"unit": "m", "doc": "rod length (distance joint only)"})
+    s_start: float | None = field(default=None, metadata={
+        "unit": "m|rad", "doc": "initial joint coordinate, kept exactly by assembly (revolute, prismatic)"})
+    sd_start: float | None = field(default=None, metadata={
+        "unit": "m/s|rad/s", "doc": "initial joint rate, kept exactly by assembly (revolute, prismatic)"})
 
 
 @dataclass(frozen=True)
@@ -198,14 +202,15 @@ BODY_KINDS: dict[str, type] = {"rigid": RigidBody, "planar": PlanarBody, "point_
 
 # --- exposed parameters ---------------------------------------------------------------------------
 
-#: scalar fields an FMU may expose as parameters, per element class ("s_start": a joint's initial coordinate)
+#: scalar fields an FMU may expose as parameters, per element class ("s_start", "sd_start": a joint's initial
+#: coordinate and rate)
 EXPOSABLE: dict[type, tuple[str, ...]] = {
     RigidBody: ("mass",),
     PlanarBody: ("mass", "inertia"),
     PointMass: ("mass",),
     SpringDamper: ("stiffness", "damping", "free_length"),
     RotationalSpringDamper: ("stiffness", "damping", "free_angle"),
-    Joint: ("length", "s_start"),
+    Joint: ("length", "s_start", "sd_start"),
     HydraulicCylinder: ("p1_start", "p2_start", "pump_pressure", "tank_pressure", "damping", "length_retracted"),
     Contact: ("restitution", "mu", "mu_static", "stiffness", "damping", "tangential_stiffness"),
     JointFriction: ("mu", "mu_static", "preload"),

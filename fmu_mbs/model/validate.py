@@ -210,6 +210,14 @@ def model_problems(model: Model) -> list[str]:
                 p.append(f"{w}: a distance joint needs a positive 'length', got {j.length}")
         elif j.length is not None:
             p.append(f"{w}: 'length' applies to distance joints only")
+        for name in ("s_start", "sd_start"):
+            value = getattr(j, name)
+            if value is None:
+                continue
+            if len(JOINT_COORDINATES.get(j.type, ())) != 1:
+                p.append(f"{w}: '{name}' needs a joint with one coordinate (revolute or prismatic), not {j.type}")
+            elif not math.isfinite(value):
+                p.append(f"{w}: '{name}' must be finite, got {value}")
         if j.type in ORIENTING_JOINTS and not (dim == 2 and j.type == "revolute"):
             for mk in (j.marker_i, j.marker_j):
                 if isinstance(bodies.get(body_of(mk)), PointMass):
@@ -234,6 +242,9 @@ def model_problems(model: Model) -> list[str]:
             p.append(f"{w}: coordinate {d.coordinate} of joint '{d.joint}' is already driven by '{driven[key]}'")
         driven[key] = d.name
         p += function_problems(d.function, w)
+        if j.s_start is not None or j.sd_start is not None:
+            p.append(f"{w}: joint '{d.joint}' has an initial coordinate or rate (s_start, sd_start); its driver "
+                     f"sets both, remove one of them")
 
     elements = {el.name: el for group in (model.bodies, model.joints, model.forces) for el in group}
     for entry in model.exposed:
@@ -246,8 +257,8 @@ def model_problems(model: Model) -> list[str]:
                      f"(exposable: {', '.join(EXPOSABLE.get(type(el), ())) or 'nothing'})")
         elif field == "length" and el.type != "distance":
             p.append(f"exposed parameter '{entry}': only distance joints have a length")
-        elif field == "s_start" and len(JOINT_COORDINATES.get(el.type, ())) != 1:
-            p.append(f"exposed parameter '{entry}': s_start needs a joint with one coordinate "
+        elif field in ("s_start", "sd_start") and len(JOINT_COORDINATES.get(el.type, ())) != 1:
+            p.append(f"exposed parameter '{entry}': {field} needs a joint with one coordinate "
                      f"(revolute or prismatic), '{element}' is {el.type}")
     if len(set(model.exposed)) != len(model.exposed):
         p.append("model: 'exposed' lists a parameter twice")
