@@ -91,8 +91,8 @@ class ExplicitIntegrator(ALFIntegrator):
             f"dissipated - input) drifted by {100.0 * drift:.3g} % of the motion's energy ({scale:.4g} J) by "
             f"t = {t_bad:.6g} s, above energy_tol = {100.0 * self.energy_tol:.3g} %: the step {h:.3g} s is too "
             f"large for an explicit scheme on this model ({self._frequency_text(h)}; the midpoint rule's energy "
-            f"error grows as (h omega)^4{solve}); a step of about {h_ok:.2g} s should cut the drift per second by 10x, or "
-            f"use the implicit integrator 'alf' or the error-controlled one (integrator 'variable', rtol)")
+            f"error grows as (h omega)^4{solve}); a step of about {h_ok:.2g} s should cut the drift per second by "
+            f"10x, or use the implicit integrator 'alf' or the error-controlled one (integrator 'variable', rtol)")
 
     def _frequency_text(self, h: float) -> str:
         """The highest frequency at the start and at the current state, and the step 2 / omega it allows."""
