@@ -221,6 +221,8 @@ def _run_simulate(cm, args, progress):
         args.scheme = solver.pop("scheme")
     if solver.get("rho_inf") is not None:
         args.rho_inf = solver.pop("rho_inf")
+    if "rtol" in solver and args.integrator == "alf" and "integrator" not in args.settings.solver:
+        args.integrator = "variable"                # solver.rtol: the error-controlled integrator
     extra.update(solver)
     if args.q0 is not None:
         extra["initial"] = assemble(cm, q=args.q0)
@@ -232,6 +234,15 @@ def _run_simulate(cm, args, progress):
         if args.integrator != "alf":
             raise CliError(f"--scheme applies to --integrator alf, not '{args.integrator}'")
         extra["scheme"] = args.scheme
+    if args.rtol is not None:
+        if args.integrator == "alf" and "integrator" not in args.settings.solver:
+            args.integrator = "variable"            # a tolerance, not a step: the error-controlled integrator
+        if args.integrator not in ("variable", "reference"):
+            raise CliError(f"--rtol applies to --integrator variable or reference, not '{args.integrator}'")
+        extra["rtol"] = args.rtol
+        extra["atol"] = args.rtol if args.atol is None else args.atol
+    elif args.atol is not None:
+        raise CliError("--atol needs --rtol")
     if args.no_energy_balance:
         if args.integrator == "reference":
             raise CliError("--no-energy-balance applies to the fixed-step integrators, not 'reference'")
@@ -335,9 +346,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--t-start", type=float, default=0.0, metavar="T", help="start time (s), default 0")
     p = verb("simulate", _history("simulate", _run_simulate), "forward dynamics (time integration)")
     output(p, history=True)
-    p.add_argument("--integrator", default="alf", choices=("alf", "galpha", "explicit", "reference"),
+    p.add_argument("--integrator", default="alf", choices=("alf", "galpha", "explicit", "variable", "reference"),
                    help="alf (trapezoidal rule, default), galpha (generalized-alpha, numerical damping), explicit "
-                        "(explicit midpoint, for contact scenes) or reference (scipy, slow)")
+                        "(explicit midpoint, for contact scenes), variable (error-controlled Dormand-Prince "
+                        "steps, --rtol; --step is then the output interval) or reference (scipy, slow)")
+    p.add_argument("--rtol", type=_positive, metavar="R", help="relative tolerance on positions and velocities: "
+                   "selects the error-controlled integrator 'variable' (unless --integrator reference)")
+    p.add_argument("--atol", type=_positive, metavar="A", help="absolute tolerance (SI units), default --rtol")
     p.add_argument("--rho-inf", type=_spectral_radius, metavar="R", help="galpha: spectral radius at infinite "
                    "frequency in [0, 1] (1 = no numerical damping), default 0.8")
     p.add_argument("--scheme", choices=("ali3p", "energy"), help="alf: ali3p (projections, default) or energy "

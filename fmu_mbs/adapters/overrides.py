@@ -24,7 +24,8 @@ from ..model.builder import ModelBuilder
 from ..model.elements import EXPOSABLE, EXPOSED_UNITS, JOINT_COORDINATES, Joint, Model
 
 #: solver options of ``--set solver.<name>``: (integrator keyword, value type, meaning)
-SOLVER_OPTIONS = {"integrator": ("integrator", str, "alf, galpha, explicit or reference"),
+SOLVER_OPTIONS = {"integrator": ("integrator", str, "alf, galpha, explicit, variable or reference"),
+                  "rtol": ("rtol", float, "variable, reference: relative tolerance on positions and velocities"),
                   "scheme": ("scheme", str, "alf: ali3p or energy"),
                   "rho_inf": ("rho_inf", float, "galpha: spectral radius at infinite frequency, in [0, 1]"),
                   "tolerance": ("tol", float, "Newton tolerance of the implicit integrators"),

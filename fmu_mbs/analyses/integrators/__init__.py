@@ -6,6 +6,8 @@
   damping of high frequencies set by ``rho_inf`` in [0, 1] (1 = ``alf``).
 - ``explicit``: the explicit midpoint rule on index-1 augmented Lagrangian accelerations with projections: two
   force evaluations per step, no Newton iteration, for contact-dominated scenes (step set by the contact stiffness).
+- ``variable``: error-controlled Dormand-Prince 5(4) steps on the index-1 accelerations with projections, the step
+  loop in numba, selected by ``rtol`` / ``atol`` rather than a step; for smooth non-stiff models.
 - ``reference``: variable-step scipy ``solve_ivp`` on the index-1 KKT accelerations with coordinate
   projection at output points; slow and accurate, for validation.
 
@@ -17,9 +19,11 @@ from __future__ import annotations
 from .alf import REPORT_KEYS, ALFIntegrator, GeneralizedAlphaIntegrator
 from .explicit import ExplicitIntegrator
 from .reference import integrate_reference
+from .variable import VariableStepIntegrator
 
-STEPPERS = {"alf": ALFIntegrator, "galpha": GeneralizedAlphaIntegrator, "explicit": ExplicitIntegrator}
+STEPPERS = {"alf": ALFIntegrator, "galpha": GeneralizedAlphaIntegrator, "explicit": ExplicitIntegrator,
+            "variable": VariableStepIntegrator}
 INTEGRATORS = (*STEPPERS, "reference")
 
 __all__ = ["ALFIntegrator", "ExplicitIntegrator", "GeneralizedAlphaIntegrator", "INTEGRATORS", "REPORT_KEYS",
-           "STEPPERS", "integrate_reference"]
+           "STEPPERS", "VariableStepIntegrator", "integrate_reference"]

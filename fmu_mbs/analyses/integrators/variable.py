@@ -1,0 +1,120 @@
+"""VariableStepIntegrator: error-controlled Dormand-Prince 5(4) steps on the index-1 accelerations with projections
+(kernels/integrate_dopri.py), selected by a tolerance rather than a step: the user gives ``rtol`` and ``atol`` (on
+positions and velocities, SI units) and the kernel takes as many steps as they need, hitting every requested time
+exactly. The state, saving and reporting are ALFIntegrator's; ``step`` is only the default output spacing; after a
+``restore`` the step size controller starts afresh.
+
+For smooth, non-stiff models (mechanisms, vehicles without stiff bushings): a stiff spring or contact makes the
+explicit pair take steps of about 3 / omega; the implicit integrators are the choice there. Element states
+(contact records, bristle friction, hydraulic pressures, passive cylinders, crush springs) are not integrated by it:
+such models are refused with a message.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...compiler import CompiledModel
+from ...errors import AnalysisError, ConvergenceError
+from ...kernels import integrate_alf as K
+from ...kernels import integrate_dopri as KD
+from ..assembly import AssemblyResult
+from .alf import ALFIntegrator
+
+_REASONS = {
+    K.SINGULAR: "singular matrix M + c Phi_q^T Phi_q (not positive definite, or NaN in Phi_q)",
+    K.NOT_FINITE: "the state became NaN or inf",
+    KD.TOO_MANY_STEPS: "more steps than max_steps for this interval",
+    KD.STEP_TOO_SMALL: "the step size fell below 1e-14 t (the tolerance cannot be met: a discontinuity, a "
+                       "singular position, or rtol below what double precision allows)",
+}
+
+
+class VariableStepIntegrator(ALFIntegrator):
+    """Error-controlled variable-step integrator (Dormand-Prince 5(4), PI step control, projections) of one
+    compiled model. Options: ``rtol``, ``atol`` (local error bounds per step on q and qd: |err_i| <= atol + rtol
+    |y_i| in the RMS sense; default 1e-6 and rtol), ``h_max`` (s, default unbounded), ``max_steps`` (per
+    ``advance_to`` interval), ``penalty`` (the augmented Lagrangian acceleration solve, as ExplicitIntegrator),
+    ``tol`` (projection tolerance, m or rad; default 1e-12), ``pivot_tol``, ``energy_balance``."""
+
+    name = "variable"
+    label = "variable-step Dormand-Prince"
+    reasons = _REASONS
+
+    def __init__(self, cm: CompiledModel, step: float, initial: AssemblyResult | None = None, *,
+                 rtol: float = 1e-6, atol: float | None = None, h_max: float = math.inf, max_steps: int = 10 ** 7,
+                 penalty: float = 1e7, tol: float = 1e-12, pivot_tol: float = 1e-13, energy_balance: bool = True):
+        if len(cm.arrays.z0):
+            raise AnalysisError(f"model '{cm.model.name}': the variable-step integrator does not integrate element "
+                                f"states (contact, bristle friction, hydraulics, passive cylinders: "
+                                f"{len(cm.arrays.z0)} states); use integrator 'alf', 'galpha' or 'explicit'")
+        atol = rtol if atol is None else atol
+        for name, value in (("rtol", rtol), ("atol", atol), ("h_max", h_max)):
+            if not value > 0.0:
+                raise ValueError(f"{name} must be positive, got {value!r}")
+        if rtol < 1e-13:
+            raise ValueError(f"rtol = {rtol!r} is below what double precision can deliver (>= 1e-13)")
+        super().__init__(cm, step, initial, penalty=penalty, tol=tol, tangent="constraints", pivot_tol=pivot_tol,
+                         max_halvings=0, energy_balance=energy_balance)
+        self.rtol, self.atol, self.h_max, self.max_steps = float(rtol), float(atol), float(h_max), int(max_steps)
+        n, nr = cm.n_q, cm.n_rows
+        self._dw = KD.DopriWork(kq=np.zeros((7, n)), kv=np.zeros((7, n)), q0=np.zeros(n), qd0=np.zeros(n),
+                                lam0=np.zeros(nr), ctl=np.zeros(4))
+
+    def restore(self, saved) -> None:
+        """Put back a state from ``save``; the step size controller starts afresh from it (a restored run is
+        deterministic, though its steps differ from those of the run that passed through the saved state)."""
+        super().restore(saved)
+        self._dw.ctl[:2] = 0.0
+
+    @property
+    def steps_taken(self) -> int:
+        """Accepted steps since the start."""
+        return int(self._dw.ctl[2])
+
+    @property
+    def steps_rejected(self) -> int:
+        """Rejected steps since the start."""
+        return int(self._dw.ctl[3])
+
+    def advance_times(self, t_out: np.ndarray, record: bool = False):
+        """Advance through the increasing times ``t_out`` (s), ending exactly on each; returns the report rows
+        (len(t_out), REPORT_KEYS: 'iterations' = acceleration solves since the previous time, 'rejected' = rejected
+        steps) and, with ``record``, (q, qd, qdd, lam, z) at each time."""
+        t_out = np.ascontiguousarray(t_out, dtype=float)
+        N = len(t_out)
+        rep = np.zeros((N, K.N_REP))
+        if record:
+            rec = (np.zeros((N, self.cm.n_q)), np.zeros((N, self.cm.n_q)), np.zeros((N, self.cm.n_q)),
+                   np.zeros((N, self.cm.n_rows)), np.zeros((N, len(self.zs))))
+        else:
+            rec = self._empty
+        if N and t_out[0] <= self.t - 1e-12 * max(1.0, abs(self.t)):
+            raise ValueError(f"cannot advance backwards from t = {self.t:.9g} s to {t_out[0]:.9g} s")
+        status, done, detail = KD.dopri_advance(self.cm.arrays, self._pat, self.state, self._ws, self.opt, self._dw,
+                                                t_out, self.rtol, self.atol, self.h_max, self.max_steps, rep, *rec)
+        self.last_report = rep[:done]
+        if status != K.OK:
+            self._raise_variable(status, detail)
+        return (rep, *rec) if record else rep
+
+    def advance(self, n_steps: int, h: float | None = None, record: bool = False):
+        """Advance by n_steps output intervals of size h (default: the nominal step), recording at each."""
+        h = self.step if h is None else float(h)
+        return self.advance_times(self.t + h * np.arange(1, int(n_steps) + 1), record)
+
+    def advance_to(self, t_target: float, record: bool = False):
+        span = t_target - self.t
+        if span <= 0.0:
+            if span < -1e-12 * max(1.0, abs(t_target)):
+                raise ValueError(f"cannot advance backwards from t = {self.t:.9g} s to {t_target:.9g} s")
+            return self.advance_times(np.zeros(0), record)
+        return self.advance_times(np.array([float(t_target)]), record)
+
+    def _raise_variable(self, status: int, detail: float) -> None:
+        where = (f"({self._detail(status, detail)})" if status == K.SINGULAR else f"at t = {detail:.9g} s")
+        raise ConvergenceError(f"model '{self.cm.model.name}': {self.label} integrator failed {where}: "
+                               f"{self.reasons.get(status, 'unknown failure')} (rtol {self.rtol:g}, atol "
+                               f"{self.atol:g}, {self.steps_taken} steps, {self.steps_rejected} rejected)")
