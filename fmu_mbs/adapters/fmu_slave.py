@@ -249,7 +249,7 @@ class MbsSlave(Fmi2Slave):
 
     def _set_driver_polynomials(self, t0: float) -> None:
         """Coefficients (in absolute time) of s(t) = s + sd (t - t0) + sdd (t - t0)^2 / 2 for external drivers."""
-        par = self.cm.arrays.fn_par
+        par = self._fn_par      # the writable buffer under the kernels' read-only view
         for k, adr in enumerate(self.cm.external_drivers.values()):
             s0, sd, sdd = self.d_set[3 * k:3 * k + 3]
             par[adr:adr + 3] = (s0 - sd * t0 + 0.5 * sdd * t0 * t0, sd - sdd * t0, 0.5 * sdd)
@@ -258,7 +258,14 @@ class MbsSlave(Fmi2Slave):
         """Compiled model and its assembled initial state, with the joints of ``holds`` held at their values."""
         cm = compile_model(model)
         if cm.external_drivers:   # their coefficients change at every communication point
-            cm.arrays = cm.arrays._replace(fn_par=np.array(cm.arrays.fn_par))
+            # written through a writable buffer; the kernels keep a read-only view of it, the array type they were
+            # compiled (and shipped) for: a writable array is another numba type and would compile every kernel again
+            self._fn_par = np.array(cm.arrays.fn_par)
+            view = self._fn_par.view()
+            view.flags.writeable = False
+            cm.arrays = cm.arrays._replace(fn_par=view)
+        else:
+            self._fn_par = cm.arrays.fn_par
         self.cm = cm
         self._set_driver_polynomials(self.t_start)
         q = None

@@ -113,7 +113,10 @@ def _install_hook() -> None:
         return
     from numba.core import caching
 
-    original = caching.Cache._load_overload
+    original = getattr(caching.Cache, "_load_overload", None)
+    if original is None:        # a numba whose cache internals differ: compile as usual (the notice says so)
+        _hooked[0] = True
+        return
 
     def _load_overload(self, sig, target_context):
         data = original(self, sig, target_context)
@@ -121,11 +124,15 @@ def _install_hook() -> None:
             return data
         folder = _shipped[self._cache_path]
         if folder is not None:
-            sig_key, magic, code = self._index_key(sig, target_context.codegen())
-            shipped = caching.IndexDataCacheFile(folder, self._impl.filename_base, self._cache_file._source_stamp)
-            data = shipped.load((sig_key, (magic[0], *PORTABLE_CPU), code))
-            if data is not None:
-                return self._impl.rebuild(target_context, data)
+            try:
+                sig_key, magic, code = self._index_key(sig, target_context.codegen())
+                shipped = caching.IndexDataCacheFile(folder, self._impl.filename_base,
+                                                     self._cache_file._source_stamp)
+                data = shipped.load((sig_key, (magic[0], *PORTABLE_CPU), code))
+                if data is not None:
+                    return self._impl.rebuild(target_context, data)
+            except Exception:       # private numba API of another version, or a damaged file: compile instead
+                pass
         _report(self._name)
         return None
 
