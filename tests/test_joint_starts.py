@@ -138,3 +138,20 @@ def test_cli_set_initial_rate(tmp_path):
     row = next(csv.DictReader(out.open()))
     assert float(row["pin_O2.sd"]) == pytest.approx(5.0, abs=1e-12)
     assert float(row["pin_O2.s"]) == pytest.approx(1.2, abs=1e-9)
+
+
+def test_fmu_parameters_s_start_and_sd_start(tmp_path):
+    """Exposed as FMU parameters: the FMU starts the crank at the given angle and rate (its default rate is the
+    assembled one, 0 for the four-bar at rest)."""
+    from fmpy import read_model_description, simulate_fmu
+
+    from fmu_mbs.adapters.fmu_build import build_fmu
+    b = ModelBuilder.from_model(load_model(MODELS / "fourbar.json"))
+    b.exposed = [*b.exposed, "pin_O2.sd_start", "pin_O2.s_start"]
+    fmu = build_fmu(b.build(), tmp_path)
+    v = {x.name: x for x in read_model_description(str(fmu)).modelVariables}
+    assert float(v["pin_O2.sd_start"].start) == 0.0
+    res = simulate_fmu(str(fmu), stop_time=0.02, step_size=0.01, output=["pin_O2.s", "pin_O2.sd"],
+                       start_values={"pin_O2.sd_start": 5.0, "pin_O2.s_start": 1.2})
+    assert res["pin_O2.s"][0] == pytest.approx(1.2, abs=1e-9)
+    assert res["pin_O2.sd"][0] == pytest.approx(5.0, abs=1e-9)
