@@ -165,7 +165,7 @@ def markdown_tables() -> str:
                     repr(f.default) if f.default is not MISSING else "")
                 if isinstance(f.default, tuple):
                     default = json.dumps(list(f.default))
-                unit = f.metadata.get("unit", "") if f.metadata else ""
+                unit = (f.metadata.get("unit", "") if f.metadata else "").replace("|", "\\|")   # m|rad in a table cell
                 meaning = f.metadata.get("doc", "") if f.metadata else ""
                 out.append(f"| `{f.name}` | {_plain_type(str(f.type))} | {unit} | {default} | {meaning} |")
             out.append("")
