@@ -234,7 +234,7 @@ def plot_report(path: str | Path, curves: dict, title: str) -> None:
         labels += [n[: -len(".absorbed")] for n in names]
         initial = sum(s[0] for s in stack)
         stack.append(np.maximum(initial - sum(stack), 0.0))
-        labels.append("other (dampers, springs)")
+        labels.append("other (dampers, springs, belt, friction)")   # the rest of the initial energy
         ax.stackplot(ms, *stack, labels=labels)
         ax.legend(loc="best", fontsize=8)
     ax.set_ylabel("energy (kJ)")
