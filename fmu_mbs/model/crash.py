@@ -184,6 +184,9 @@ def crash(name: str, masses: Sequence[Mass], links: Sequence[Link], speed: float
         _add_link(b, problems, lk, f"{mi}_ahead", mj, xj - xi - lk.gap)
     if occupant is not None:
         _add_occupant(b, problems, occupant, pos, standoff, speed)
+    # an FMU of the model also reports the pulses (each mass's acceleration) that crash-report and a restraint
+    # controller read; the default set has positions and velocities only
+    b.fmu_output("default", *(f"{m.name}.a" for m in masses), *(("occupant.a",) if occupant is not None else ()))
     if problems:
         raise ModelError(problems, name)
     return b.build()
