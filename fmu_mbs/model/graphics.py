@@ -10,6 +10,7 @@ import re
 import struct
 from pathlib import Path
 
+from .attachments import placement_problems
 from .elements import GRAPHIC_KINDS, GROUND, Graphic, Model, PointMass
 
 _COLOR = re.compile(r"#[0-9a-fA-F]{6}")
@@ -31,16 +32,9 @@ def graphic_problems(model: Model) -> list[str]:
     markers = {m.name for m in model.markers}
     for g in model.graphics:
         w = f"graphic '{g.name}'"
-        if g.marker not in markers:
-            p.append(f"{w}: 'marker' refers to marker '{g.marker}', which is not defined")
+        p += placement_problems(w, g.marker, g.kind, g.dimensions, GRAPHIC_KINDS, markers)
         if g.kind not in GRAPHIC_KINDS:
-            p.append(f"{w}: 'kind' must be one of {', '.join(GRAPHIC_KINDS)}, got {g.kind!r}")
             continue
-        n = GRAPHIC_KINDS[g.kind]
-        if len(g.dimensions) != n:
-            p.append(f"{w}: a {g.kind} takes {n} dimension(s), got {len(g.dimensions)}")
-        elif not all(_positive(x) for x in g.dimensions):
-            p.append(f"{w}: 'dimensions' must be positive and finite, got {list(g.dimensions)}")
         if g.kind == "link":
             if g.to_marker is None:
                 p.append(f"{w}: a link needs 'to_marker', the marker at its far end")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from .attachments import placement_problems
 from .elements import CONTACT_LAWS, FRICTION_MODELS, FRICTION_RAMPS, SHAPE_KINDS, Contact, Model
 
 #: shape kinds with a finite curvature radius for Hertz stiffness: the radius is dimensions[0]
@@ -51,16 +52,9 @@ def shape_problems(model: Model) -> list[str]:
     markers = {m.name for m in model.markers}
     for s in model.shapes:
         w = f"shape '{s.name}'"
-        if s.marker not in markers:
-            p.append(f"{w}: 'marker' refers to marker '{s.marker}', which is not defined")
+        p += placement_problems(w, s.marker, s.kind, s.dimensions, SHAPE_KINDS, markers)
         if s.kind not in SHAPE_KINDS:
-            p.append(f"{w}: 'kind' must be one of {', '.join(SHAPE_KINDS)}, got {s.kind!r}")
             continue
-        n = SHAPE_KINDS[s.kind]
-        if len(s.dimensions) != n:
-            p.append(f"{w}: a {s.kind} takes {n} dimension(s), got {len(s.dimensions)}")
-        elif not all(_number(x) and x > 0.0 for x in s.dimensions):
-            p.append(f"{w}: 'dimensions' must be positive and finite, got {list(s.dimensions)}")
         if s.young is not None and not (_number(s.young) and s.young > 0.0):
             p.append(f"{w}: 'young' must be positive, got {s.young}")
         if s.poisson is not None and not (_number(s.poisson) and -1.0 < s.poisson < 0.5):
