@@ -26,19 +26,28 @@ class Slave:
     """An instance of an FMI 2.0 co-simulation FMU: name -> value-reference maps, typed parameter setting, the
     FMU's log messages (``log``), and calls that raise CosimError with the instance name, the call and the log."""
 
-    def __init__(self, name: str, path: str | Path, unzip_dir: str | Path | None = None):
+    def __init__(self, name: str, path: str | Path, unzip_dir: str | Path | None = None, *,
+                 extracted: tuple[str, object] | None = None):
+        """Instantiate the FMU at ``path``. It is extracted into ``unzip_dir`` (a fresh temporary folder, deleted
+        on close, when None). ``extracted`` = (folder, model description) reuses an extraction the caller owns
+        and keeps (a study worker unzips each FMU once, not at every run)."""
         self.name = name
         self.path = Path(path)
         if not self.path.exists():
             raise CosimError(f"FMU instance '{name}': file '{self.path}' does not exist")
-        md = read_model_description(str(self.path))
+        if extracted is not None:
+            folder, md = extracted
+            self._own_dir, self.unzip_dir = False, str(folder)
+        else:
+            md = read_model_description(str(self.path))
+            self._own_dir = unzip_dir is None
+            self.unzip_dir = str(unzip_dir) if unzip_dir else tempfile.mkdtemp(prefix=f"cosim_{name}_")
         if md.coSimulation is None:
             raise CosimError(f"FMU instance '{name}': '{self.path.name}' is not a co-simulation FMU")
         self.md = md
         self.variables = {v.name: v for v in md.modelVariables}
-        self._own_dir = unzip_dir is None
-        self.unzip_dir = str(unzip_dir) if unzip_dir else tempfile.mkdtemp(prefix=f"cosim_{name}_")
-        extract(str(self.path), unzipdir=self.unzip_dir)
+        if extracted is None:
+            extract(str(self.path), unzipdir=self.unzip_dir)
         self.log: list[str] = []
 
         def logger(component, instance, status, category, message):

@@ -137,35 +137,9 @@ def _extraction(path: str):
 
 def _extracted_slave(name: str, path: str):
     """A cosim Slave on the worker's extraction of the FMU (cosim.Slave itself extracts at every instantiation)."""
-    from fmpy import calloc, free
-    from fmpy.fmi2 import (
-        FMU2Slave,
-        fmi2CallbackAllocateMemoryTYPE,
-        fmi2CallbackFreeMemoryTYPE,
-        fmi2CallbackFunctions,
-        fmi2CallbackLoggerTYPE,
-    )
+    from ..cosim.slave import Slave
 
-    from ..cosim.slave import STATUS, Slave
-
-    folder, md = _extraction(path)
-    s = Slave.__new__(Slave)
-    s.name, s.path, s.md, s.unzip_dir, s._own_dir, s.log = name, Path(path), md, folder, False, []
-    s.variables = {v.name: v for v in md.modelVariables}
-
-    def logger(component, instance, status, category, message):
-        s.log.append(f"[{STATUS[status] if 0 <= status < 6 else status}] {message.decode(errors='replace')}")
-
-    s._callbacks = fmi2CallbackFunctions()
-    s._callbacks.logger = fmi2CallbackLoggerTYPE(logger)
-    s._callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
-    s._callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-    s._keep = (logger, s._callbacks.logger, s._callbacks.allocateMemory, s._callbacks.freeMemory)
-    s.fmu = FMU2Slave(guid=md.guid, unzipDirectory=folder, modelIdentifier=md.coSimulation.modelIdentifier,
-                      instanceName=name)
-    s.call("fmi2Instantiate", lambda: s.fmu.instantiate(callbacks=s._callbacks, loggingOn=True))
-    s.can_rollback = bool(md.coSimulation.canGetAndSetFMUstate)
-    return s
+    return Slave(name, path, extracted=_extraction(path))
 
 
 def _grid(study: Study) -> int:
