@@ -165,3 +165,20 @@ def test_inertia_forms_are_equivalent():
     b2.add_rigid_body("b", 1.0, [[1.0, 0.1, 0.0], [0.1, 2.0, 0.0], [0.0, 0.0, 2.5]])
     assert b1.build() == b2.build()
     assert math.isclose(b1.build().bodies[0].inertia[0][1], 0.1)
+
+
+def test_function_fields_are_found_from_their_type():
+    """A field is written as a time function when its annotation says so: a hydraulic cylinder's float `stroke` stays
+    a number and its `valve` function survives the round trip (before, a field-name list did the opposite: saving
+    any model with a hydraulic cylinder raised)."""
+    from fmu_mbs.model.functions import Harmonic, Linear
+    b = ModelBuilder("hyd", dimension=2, gravity=(0.0, 0.0))
+    b.add_planar_body("rod", 1.0, 0.01, position=(0.5, 0.0))
+    b.add_marker("base", "ground", (0.0, 0.0))
+    b.add_marker("end", "rod", (0.0, 0.0))
+    b.add_hydraulic_cylinder("cyl", "base", "end", 0.3, valve=Harmonic(0.5, 2.0, 0.1, 0.2), stroke=0.4)
+    b.add_passive_cylinder("pc", "base", "end", stroke=Linear(0.3, 0.1))
+    m = b.build()
+    back = model_from_dict(json.loads(json.dumps(model_to_dict(m))))
+    assert back == m
+    assert back.forces[0].valve == Harmonic(0.5, 2.0, 0.1, 0.2) and back.forces[0].stroke == 0.4

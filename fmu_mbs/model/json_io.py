@@ -23,7 +23,12 @@ _TOP_FIELDS = {"format", "format_version", "name", "description", "dimension", "
                "graphics", "fmu_outputs"}
 _BODY_TAG = {cls: tag for tag, cls in BODY_KINDS.items()}
 _FORCE_TAG = {cls: tag for tag, cls in FORCE_KINDS.items()}
-_FUNCTION_FIELDS = {"function", "force", "torque", "stroke", "pull_in"}
+
+
+def _is_function_field(f) -> bool:
+    """A field holds time functions (one, an optional one or a tuple) when its type annotation names
+    TimeFunction: decided from the class, so a new function field is serialised without a list to update."""
+    return "TimeFunction" in str(f.type)
 
 
 # --- writing ------------------------------------------------------------------------------------
@@ -44,7 +49,7 @@ def _element_dict(el, tag: str | None, skip: tuple[str, ...] = ()) -> dict:
         value = getattr(el, f.name)
         if value is None:
             continue
-        if f.name in _FUNCTION_FIELDS:
+        if _is_function_field(f):
             value = [function_to_dict(v) for v in value] if isinstance(value, tuple) else function_to_dict(value)
         out[f.name] = _plain(value)
     return out
@@ -109,7 +114,7 @@ def _kwargs(cls, data: dict, where: str, problems: list[str], ignore=("name", "t
             problems.append(f"{where}: '{k}' must be {'a number' if hint == 'float' else 'a list of numbers'}, "
                             f"got {json.dumps(v)}")
             return None
-        if k in _FUNCTION_FIELDS:
+        if _is_function_field(known[k]):
             v = [function_from_dict(x, f"{where} '{k}'") for x in v] if isinstance(v, list) else \
                 function_from_dict(v, f"{where} '{k}'")
         kwargs[k] = v
