@@ -156,13 +156,14 @@ def test_smooth_ramp_is_the_quintic_step():
 def test_tables_interpolate_and_hold_ends():
     t = (0.0, 1.0, 2.0, 3.0, 4.0)
     cubic = [3.0 * x**3 - x**2 + 2.0 for x in t]     # a cubic is reproduced exactly by a not-a-knot spline
-    for x in (0.01, 0.4, 1.5, 3.99):
+    for x in (0.0, 0.01, 0.4, 1.5, 3.99):   # t_0 included: the table moves from its first point
         f, fd, fdd = _fn_value(Table(t, tuple(cubic)), x)
         assert np.allclose((f, fd, fdd), (3 * x**3 - x**2 + 2, 9 * x**2 - 2 * x, 18 * x - 2), atol=1e-10)
     assert np.allclose(_fn_value(Table(t, tuple(cubic)), 5.0), (cubic[-1], 0.0, 0.0))   # held beyond the ends
     assert np.allclose(_fn_value(Table(t, tuple(cubic)), -1.0), (cubic[0], 0.0, 0.0))
-    f, fd, _ = _fn_value(Table((0.0, 2.0), (1.0, 5.0), "linear"), 0.5)
-    assert (f, fd) == (2.0, 2.0)
+    for x in (0.0, 0.5):
+        f, fd, _ = _fn_value(Table((0.0, 2.0), (1.0, 5.0), "linear"), x)
+        assert (f, fd) == (1.0 + 2.0 * x, 2.0)
 
 
 def test_curve_value_slope_and_integral():

@@ -79,7 +79,7 @@ def eval_time_function(fn_type, fn_adr, fn_len, fn_par, k, t):
         return p[a + 3] + amp * math.sin(arg), amp * w * math.cos(arg), -amp * w * w * math.sin(arg)
     if kind == FN_TABLE_LINEAR:
         m = n // 2
-        if t <= p[a]:
+        if t < p[a]:  # at t_0 itself the first interval's slope: a driver starting there moves from its start
             return p[a + m], 0.0, 0.0
         if t >= p[a + m - 1]:
             return p[a + 2 * m - 1], 0.0, 0.0
@@ -91,7 +91,7 @@ def eval_time_function(fn_type, fn_adr, fn_len, fn_par, k, t):
         return y0 + slope * (t - t0), slope, 0.0
     if kind == FN_TABLE_CUBIC:
         m = (n + 4) // 5  # n = m + 4 (m - 1)
-        if t <= p[a]:
+        if t < p[a]:
             return p[a + m + 3 * (m - 1)], 0.0, 0.0  # constant coefficient of the first interval
         if t >= p[a + m - 1]:
             i = m - 2
