@@ -25,7 +25,7 @@ def _body_frame(cm: CompiledModel, b: int) -> tuple[np.ndarray, np.ndarray]:
         return np.array([q[a], q[a + 1], 0.0]), np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
     if kind == ma.FLEXIBLE:         # the world frame; markers at their nodes (the initial displacement left out)
         return np.zeros(3), np.eye(3)
-    if kind != ma.RIGID:
+    if kind != ma.RIGID and kind != ma.MODAL:    # a modal body's markers at their undeformed nodes
         raise TypeError(f"body '{cm.body_names[b]}': unknown body kind code {kind}")
     e0, e1, e2, e3 = q[a + 3:a + 7] / np.linalg.norm(q[a + 3:a + 7])
     A = np.array([[2 * (e0 * e0 + e1 * e1) - 1, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],

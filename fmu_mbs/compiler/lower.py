@@ -150,7 +150,7 @@ def compile_model(model: Model, *, contact_state_capacity: int | None = None) ->
         if fam.rows is not None:
             fam.rows(elements_of(model, fam), ctx, rows)
     for b in range(len(body_names)):
-        if bodies["kind"][b] == ma.RIGID:
+        if bodies["kind"][b] in (ma.RIGID, ma.MODAL):
             rows.add((ma.ROW_NORM, 0, 0, (0.0, 0.0, 0.0)), -1, -1, b, -1, -1, body_names[b],
                      f"body '{body_names[b]}' Euler-parameter norm")
     meas, coordinate_rows = _measure_rows(model, midx, mbody)

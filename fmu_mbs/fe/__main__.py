@@ -10,8 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fmu_mbs.errors import FmuMbsError
-
+from ..errors import FmuMbsError
 from .eigen import natural_modes
 from .matrix_market import read_matrix_market
 from .mbdyn_fem import read_fem

@@ -14,8 +14,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from fmu_mbs.errors import ModelError
-
+from ..errors import ModelError
 from .matrix_market import ImportedBody, assemble_imported
 
 

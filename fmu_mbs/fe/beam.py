@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fmu_mbs.errors import ModelError
+from ..errors import ModelError
 
 # 5-point Gauss-Legendre on [0, 1]: exact for polynomials up to degree 9 (the mass integrands are degree 6)
 _GX, _GW = np.polynomial.legendre.leggauss(5)

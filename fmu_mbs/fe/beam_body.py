@@ -8,8 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from fmu_mbs.errors import ModelError
-
+from ..errors import ModelError
 from .beam import THEORIES, BeamSection, global_matrices
 from .body import FEBody
 

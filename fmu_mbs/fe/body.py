@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from fmu_mbs.errors import ModelError
+from ..errors import ModelError
 
 if TYPE_CHECKING:
     from .beam_body import BeamMesh

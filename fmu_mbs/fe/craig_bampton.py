@@ -22,8 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from fmu_mbs.errors import AnalysisError, ModelError
-
+from ..errors import AnalysisError, ModelError
 from .body import FEBody
 from .eigen import generalized_eigen
 from .interfaces import Interface, constraint_set, null_space_basis

@@ -9,8 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fmu_mbs.errors import ModelError
-
+from ..errors import ModelError
 from .modeset import ModeSet
 
 

@@ -10,8 +10,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from fmu_mbs.errors import AnalysisError
-
+from ..errors import AnalysisError
 from .body import free_dofs
 
 DENSE_LIMIT = 2500   # below this many free DOFs the dense symmetric solver is faster and more robust than ARPACK

@@ -12,8 +12,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from fmu_mbs.errors import ModelError
-
+from ..errors import ModelError
 from .body import COMPONENTS, FEBody, free_dofs
 from .modeset import ModeSet
 

@@ -15,8 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from fmu_mbs.errors import AnalysisError, ModelError
-
+from ..errors import AnalysisError, ModelError
 from .body import FEBody, free_dofs
 from .craig_bampton import _held, constrained_solver
 from .eigen import generalized_eigen

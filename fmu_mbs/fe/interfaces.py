@@ -20,8 +20,7 @@ import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
 
-from fmu_mbs.errors import ModelError
-
+from ..errors import ModelError
 from .body import COMPONENTS, FEBody
 
 KINDS = ("rigid", "averaged", "nodes")

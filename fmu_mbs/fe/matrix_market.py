@@ -21,8 +21,7 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-from fmu_mbs.errors import ModelError
-
+from ..errors import ModelError
 from .body import FEBody
 
 _LABELS = {"UX": 0, "UY": 1, "UZ": 2, "ROTX": 3, "ROTY": 4, "ROTZ": 5, "RX": 3, "RY": 4, "RZ": 5,

@@ -25,8 +25,7 @@ from pathlib import Path
 import numpy as np
 import scipy.linalg as la
 
-from fmu_mbs.errors import ModelError
-
+from ..errors import ModelError
 from .invariants import Invariants, compute_invariants
 from .modeset import ModeSet
 

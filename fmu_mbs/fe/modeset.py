@@ -19,8 +19,7 @@ from functools import cached_property
 import numpy as np
 import scipy.linalg as la
 
-from fmu_mbs.errors import ModelError
-
+from ..errors import ModelError
 from .body import FEBody
 from .interfaces import Interface
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fmu_mbs.errors import ModelError
-
+from ..errors import ModelError
 from .beam import element_rotation, local_matrices
 from .body import FEBody
 from .modeset import ModeSet

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from fmu_mbs.errors import ModelError
-
+from ..errors import ModelError
 from .beam import _W, _XI, _bending_shapes, element_rotation
 from .body import FEBody
 from .free_modes import static_response

@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from fmu_mbs.errors import ModelError
-
+from ..errors import ModelError
 from .body import FEBody
 
 

@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .bodies.dispatch import eval_body_frames, eval_marker_frames, quad_acc, row_to_q
+from .bodies.dispatch import eval_body_frames, eval_marker_frames, quad_acc, quad_alpha, row_to_q
 from .functions import eval_time_function
 from .model_arrays import ROW_ANGLE, ROW_CD, ROW_D, ROW_DP1, ROW_DP2, ROW_NORM
 from .rotation import cross_v, dot_v, wxwxs
@@ -70,8 +70,10 @@ def eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
         sj = (oj[0] - r[bj, 0], oj[1] - r[bj, 1], oj[2] - r[bj, 2]) if bj >= 0 else (0.0, 0.0, 0.0)
         d = (oj[0] - oi[0], oj[1] - oi[1], oj[2] - oi[2])
         dd = (vo[mj, 0] - vo[mi, 0], vo[mj, 1] - vo[mi, 1], vo[mj, 2] - vo[mi, 2])
-        cj = quad_acc(m, r, o, wm, mj)
-        ci = quad_acc(m, r, o, wm, mi)
+        cj = quad_acc(m, r, o, wm, q, qd, mj)
+        ci = quad_acc(m, r, o, wm, q, qd, mi)
+        ali = quad_alpha(m, q, qd, mi)      # marker angular accelerations at zero q'' (0 on rigid kinds)
+        alj = quad_alpha(m, q, qd, mj)
         dd_quad = (cj[0] - ci[0], cj[1] - ci[1], cj[2] - ci[2])  # d'' at zero accelerations
         # derivative of the row w.r.t. the marker points (gv) and rotations (gw)
         gvi = (0.0, 0.0, 0.0)
@@ -93,7 +95,7 @@ def eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
             gwi = cross_v(ai, aj)
             gwj = cross_v(aj, ai)
             quad = dot_v(wxwxs(wi, ai), aj) + 2.0 * dot_v(cross_v(wi, ai), cross_v(wj, aj)) \
-                + dot_v(ai, wxwxs(wj, aj))
+                + dot_v(ai, wxwxs(wj, aj)) + dot_v(cross_v(ali, ai), aj) + dot_v(ai, cross_v(alj, aj))
             nu[k] = fd
             gamma[k] = -quad + fdd
         elif typ == ROW_DP2:
@@ -102,7 +104,8 @@ def eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
             gvi = (-ai[0], -ai[1], -ai[2])
             gwi = cross_v(ai, d)
             gvj = ai
-            quad = dot_v(wxwxs(wi, ai), d) + 2.0 * dot_v(cross_v(wi, ai), dd) + dot_v(ai, dd_quad)
+            quad = dot_v(wxwxs(wi, ai), d) + 2.0 * dot_v(cross_v(wi, ai), dd) + dot_v(ai, dd_quad) \
+                + dot_v(cross_v(ali, ai), d)
             nu[k] = fd
             gamma[k] = -quad + fdd
         elif typ == ROW_D:
@@ -128,8 +131,10 @@ def eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
             sdot = dot_v(wi, ds_i) - dot_v(wj, ds_i)
             cdot = dot_v(wi, dc_i) - dot_v(wj, dc_i)
             wj_xj = cross_v(wj, xj)
-            sq = dot_v(wxwxs(wi, yi), xj) + 2.0 * dot_v(cross_v(wi, yi), wj_xj) + dot_v(yi, wxwxs(wj, xj))
-            cq = dot_v(wxwxs(wi, xi), xj) + 2.0 * dot_v(cross_v(wi, xi), wj_xj) + dot_v(xi, wxwxs(wj, xj))
+            sq = dot_v(wxwxs(wi, yi), xj) + 2.0 * dot_v(cross_v(wi, yi), wj_xj) + dot_v(yi, wxwxs(wj, xj)) \
+                + dot_v(cross_v(ali, yi), xj) + dot_v(yi, cross_v(alj, xj))
+            cq = dot_v(wxwxs(wi, xi), xj) + 2.0 * dot_v(cross_v(wi, xi), wj_xj) + dot_v(xi, wxwxs(wj, xj)) \
+                + dot_v(cross_v(ali, xi), xj) + dot_v(xi, cross_v(alj, xj))
             quad = (c * sq - s * cq) / r2 - 2.0 * (c * sdot - s * cdot) * (c * cdot + s * sdot) / (r2 * r2)
             nu[k] = fd
             gamma[k] = -quad + fdd

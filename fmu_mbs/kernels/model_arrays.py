@@ -28,6 +28,7 @@ POINT_MASS = 0
 PLANAR = 1
 RIGID = 2
 FLEXIBLE = 3
+MODAL = 4
 
 # basic constraint row types (seed 004 GCons plus ANGLE and the Euler-parameter normalisation)
 ROW_CD = 0      # c . (o_j - o_i) - f(t)

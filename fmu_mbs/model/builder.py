@@ -29,6 +29,7 @@ from .elements import (
     Joint,
     JointFriction,
     Marker,
+    ModalBody,
     Model,
     PassiveCylinder,
     PlanarBody,
@@ -170,6 +171,20 @@ class ModelBuilder:
                                         tuple(tuple(int(d) for d in row) for row in node_dofs),
                                         mat(damping_matrix), _vec(displacement), _vec(velocity),
                                         mat(gravity_load)))
+        return name
+
+    def add_modal_body(self, name: str, **fields_) -> str:
+        """Floating modal body (spatial models; model/elements.ModalBody, whose fields are the keywords): a beam by
+        ``nodes`` (body frame, m) and its section (``E``, ``G``, ``rho``, ``area``, ``Iy``, ``Iz``, ``J``), or
+        ``fe_file``; ``mode_set``, ``n_modes``, ``interfaces`` (node rows), ``damping``, ``stiffening``."""
+        nested = lambda a: tuple(_vec(row) for row in a)  # noqa: E731
+        ints = lambda a: tuple(tuple(int(d) for d in row) for row in a)  # noqa: E731
+        conv = {"nodes": nested, "elements": ints, "interfaces": ints,
+                "interface_kinds": lambda a: tuple(str(x) for x in a), "n_modes": int, "stiffening": bool}
+        for key, f in conv.items():
+            if key in fields_:
+                fields_[key] = f(fields_[key])
+        self.bodies.append(normalized(ModalBody(name, **fields_)))
         return name
 
     # markers -----------------------------------------------------------------------------------

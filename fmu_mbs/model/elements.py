@@ -102,7 +102,59 @@ class FlexibleBody:
                                                       "coordinates (the mass coupling a support takes)", ())
 
 
-Body = RigidBody | PlanarBody | PointMass | FlexibleBody
+@dataclass(frozen=True)
+class ModalBody:
+    """Floating modal body (spatial models): a reference frame moving like a rigid body (origin ``position``,
+    ``orientation``) plus modal coordinates eta of a small elastic deformation in that frame
+    (floating frame of reference, docs/flexible-bodies.md). Mode data from the built-in 3D beam FE (``nodes``,
+    ``elements`` and the section: ``E``, ``G``, ``rho``, ``area``, ``Iy``, ``Iz``, ``J``, ``theory``) or from an
+    imported file ``fe_file`` (an MBDyn ``.fem`` modal file, or Matrix Market mass ``.mtx`` with ``fe_stiffness``,
+    ``fe_dof_map`` and ``fe_nodes``), a path relative to the model file. Reduced by ``mode_set``: 'craig-bampton'
+    (the interfaces' constraint modes plus ``n_modes`` fixed-interface normal modes) or 'free-interface' (``n_modes``
+    free modes, mean axes). Interfaces: node lists (0-based rows of the FE nodes) with kind 'rigid' (RBE2),
+    'averaged' (RBE3) or 'nodes'. A marker on the body sits at an FE node: its position is the node's position in
+    the body frame (undeformed). Coordinates (r, p, eta): frame origin (world), Euler parameters, modal
+    coordinates."""
+
+    name: str
+    nodes: tuple[Vec, ...] = param("m", "FE node positions in the body frame (built-in beam; empty with fe_file)", ())
+    elements: tuple[tuple[int, ...], ...] = param("", "beam elements as pairs of node rows; empty = a chain", ())
+    E: float = param("Pa", "Young's modulus (built-in beam)", 0.0)
+    G: float = param("Pa", "shear modulus (built-in beam)", 0.0)
+    rho: float = param("kg/m^3", "density (built-in beam)", 0.0)
+    area: float = param("m^2", "section area (built-in beam)", 0.0)
+    Iy: float = param("m^4", "second moment of area about the local y axis (built-in beam)", 0.0)
+    Iz: float = param("m^4", "second moment of area about the local z axis (built-in beam)", 0.0)
+    J: float = param("m^4", "torsion constant (built-in beam)", 0.0)
+    theory: str = param("", "beam theory: 'euler-bernoulli' or 'timoshenko'", "euler-bernoulli")
+    fe_file: str = param("", "imported FE data, relative to the model file: .fem (MBDyn modal) or .mtx (Matrix "
+                             "Market mass matrix); empty = the built-in beam", "")
+    fe_stiffness: str = param("", "Matrix Market stiffness matrix (with a .mtx fe_file)", "")
+    fe_dof_map: str = param("", "DOF map of the matrices' rows: 'node component' per line (with a .mtx fe_file)", "")
+    fe_nodes: str = param("", "node file: 'node x y z' per line (with a .mtx fe_file)", "")
+    mode_set: str = param("", "'craig-bampton' or 'free-interface' (ignored for a .fem file: its modes are used)",
+                          "craig-bampton")
+    n_modes: int = param("", "number of normal (fixed-interface or free) modes", 4)
+    interfaces: tuple[tuple[int, ...], ...] = param("", "interfaces: one list of node rows each (Craig-Bampton)",
+                                                    ((0,),))
+    interface_kinds: tuple[str, ...] = param("", "per interface 'rigid' (RBE2), 'averaged' (RBE3) or 'nodes'; "
+                                                 "empty = all 'rigid'", ())
+    reference: str = param("", "frame of the deformation: 'tangent' (attached to the first interface) or "
+                               "'mean-axis'", "tangent")
+    damping: float = param("1", "modal damping ratio of every mode", 0.0)
+    stiffening: bool = param("", "geometric stiffening by the inertia loads of the frame's rotation and gravity "
+                                 "(on: a spinning linear modal body otherwise softens and can go unstable)", True)
+    position: Vec = param("m", "initial frame origin, world", (0.0, 0.0, 0.0))
+    orientation: Vec = param("1", "initial frame orientation, unit quaternion [w, x, y, z]", (1.0, 0.0, 0.0, 0.0))
+    velocity: Vec = param("m/s", "initial frame-origin velocity, world", (0.0, 0.0, 0.0))
+    angular_velocity: Vec = param("rad/s", "initial angular velocity, world", (0.0, 0.0, 0.0))
+    modal_coordinates: Vec = param("", "initial modal coordinates eta; empty = 0", ())
+    modal_velocities: Vec = param("1/s", "initial modal rates eta'; empty = 0", ())
+    source_dir: str = param("", "folder that fe_file and its companions are relative to (set by load_model; not "
+                                "written)", "")
+
+
+Body = RigidBody | PlanarBody | PointMass | FlexibleBody | ModalBody
 
 
 # --- markers ------------------------------------------------------------------------------------
@@ -201,7 +253,7 @@ class Driver:
 
 
 BODY_KINDS: dict[str, type] = {"rigid": RigidBody, "planar": PlanarBody, "point_mass": PointMass,
-                               "flexible": FlexibleBody}
+                               "flexible": FlexibleBody, "modal": ModalBody}
 
 
 # --- exposed parameters ---------------------------------------------------------------------------
@@ -275,6 +327,7 @@ __all__ = ["GROUND", "Curve", "Vec", "param", "CONTACT_LAWS", "FORCE_KINDS", "FR
            "FRICTION_MODELS", "FRICTION_RAMPS", "JOINT_FRICTION_MODELS", "SHAPE_KINDS", "Actuator", "Belt", "Bushing",
            "Contact", "CrushSpring", "ForceElement", "HydraulicCylinder", "JointFriction", "PassiveCylinder",
            "PointLoad", "RotationalSpringDamper", "Shape", "SpringDamper", "RigidBody", "PlanarBody", "PointMass",
-           "FlexibleBody", "Body", "Marker", "Joint", "Driver", "JOINT_TYPES_3D", "JOINT_TYPES_2D", "JOINT_COORDINATES",
+           "FlexibleBody", "ModalBody", "Body", "Marker", "Joint", "Driver", "JOINT_TYPES_3D", "JOINT_TYPES_2D",
+           "JOINT_COORDINATES",
            "ORIENTING_JOINTS", "GRAPHIC_KINDS", "Graphic", "BODY_KINDS", "EXPOSABLE", "EXPOSED_UNITS", "FORMAT_VERSION",
            "Model"]

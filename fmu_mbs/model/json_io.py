@@ -66,7 +66,8 @@ def model_to_dict(model: Model) -> dict:
         "description": model.description,
         "dimension": model.dimension,
         "gravity": list(model.gravity),
-        "bodies": [_element_dict(b, _BODY_TAG[type(b)]) for b in model.bodies],
+        "bodies": [_element_dict(b, _BODY_TAG[type(b)], ("source_dir",) if hasattr(b, "source_dir") else ())
+                   for b in model.bodies],
         "markers": [_element_dict(m, None, marker_skip + (() if m.port else ("port",))) for m in model.markers],
         "joints": [_element_dict(j, None) for j in model.joints],
         "drivers": [_element_dict(d, None) for d in model.drivers],
@@ -175,7 +176,7 @@ def model_from_dict(data: dict) -> Model:
         kw = _kwargs(cls, item, where, problems)
         if kw is not None:
             adder = {"rigid": b.add_rigid_body, "planar": b.add_planar_body, "point_mass": b.add_point_mass,
-                     "flexible": b.add_flexible_body}
+                     "flexible": b.add_flexible_body, "modal": b.add_modal_body}
             calls.append((where, adder[item["type"]], item["name"], kw))
     for section, adder, cls_name in (("markers", b.add_marker, "Marker"), ("joints", b.add_joint, "Joint"),
                                      ("drivers", b.add_driver, "Driver"), ("shapes", b.add_shape, "Shape"),
@@ -241,6 +242,9 @@ def load_model(source: str | Path | dict) -> Model:
     except json.JSONDecodeError as exc:
         raise ModelError(f"model file '{path}' is not valid JSON: line {exc.lineno}, column {exc.colno}: "
                          f"{exc.msg}") from None
+    for item in data.get("bodies", []) if isinstance(data, dict) and isinstance(data.get("bodies"), list) else []:
+        if isinstance(item, dict) and item.get("type") == "modal" and item.get("fe_file"):
+            item["source_dir"] = str(path.resolve().parent)      # FE files are relative to the model file
     return model_from_dict(data)
 
 

@@ -25,6 +25,7 @@ from .elements import (
     FlexibleBody,
     HydraulicCylinder,
     JointFriction,
+    ModalBody,
     Model,
     PassiveCylinder,
     PlanarBody,
@@ -39,6 +40,7 @@ from .functions import function_problems
 from .graphics import graphic_problems
 from .validate_contact import all_contact_problems, friction_law_problems
 from .validate_flexible import flexible_body_problems, flexible_marker_problems
+from .validate_modal import modal_body_problems, modal_marker_problems
 
 UNIT_TOL = 1e-6  # allowed | |q| - 1 | of a quaternion
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -179,6 +181,9 @@ def _body_problems(s: _Scope) -> None:
         if isinstance(b, FlexibleBody):
             p += flexible_body_problems(w, b, dim)
             continue
+        if isinstance(b, ModalBody):
+            p += modal_body_problems(w, b, dim)
+            continue
         if not isinstance(b, (RigidBody, PlanarBody, PointMass)):
             p.append(f"{w}: unknown body kind {type(b).__name__} (body kinds: {sorted(BODY_KINDS)})")
             continue
@@ -219,6 +224,8 @@ def _marker_problems(s: _Scope) -> None:
             p.append(f"{w}: body '{m.body}' is not defined")
         elif isinstance(bodies.get(m.body), FlexibleBody):
             p += flexible_marker_problems(w, m, bodies[m.body])
+        elif isinstance(bodies.get(m.body), ModalBody):
+            p += modal_marker_problems(w, m, bodies[m.body])
         p += _vector_problems(w, "position", m.position, dim)
         if dim == 3:
             p += _quaternion_problems(w, "orientation", m.orientation)

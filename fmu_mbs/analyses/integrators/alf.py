@@ -62,9 +62,9 @@ def nonconservative(cm: CompiledModel) -> bool:
 
 def has_stiff_elements(cm: CompiledModel) -> bool:
     """True if some element with stiffness or damping (a family's ``stiffness`` flag) or a body with internal
-    forces (a flexible body) is in the model: the finite-difference tangent pays off (tangent="auto")."""
+    forces (a flexible or modal body) is in the model: the finite-difference tangent pays off (tangent="auto")."""
     return any(f.stiffness and len(getattr(cm.arrays, f.key).out_adr) for f in FAMILIES) \
-        or bool(np.any(cm.arrays.body_kind == ma.FLEXIBLE))
+        or bool(np.any((cm.arrays.body_kind == ma.FLEXIBLE) | (cm.arrays.body_kind == ma.MODAL)))
 
 
 #: bound on the potential contact shape pairs up to which contact couplings enter the static envelope and

@@ -25,9 +25,9 @@ import math
 
 from numba import njit
 
-from ..model_arrays import FLEXIBLE, PLANAR, POINT_MASS, RIGID
+from ..model_arrays import FLEXIBLE, MODAL, PLANAR, POINT_MASS, RIGID
 from ..rotation import cross_v
-from . import flexible, lever, planar, point_mass, rigid
+from . import flexible, lever, modal, modal_inertia, planar, point_mass, rigid
 
 
 @njit(cache=True, _nrt=False)
@@ -50,7 +50,7 @@ def eval_body_frames(m, q, qd, r, A, v, w):
             w[b, i] = 0.0
             for j in range(3):
                 A[b, i, j] = 1.0 if i == j else 0.0
-        if kind == RIGID:
+        if kind == RIGID or kind == MODAL:
             rigid.body_frame(a, q, qd, b, r, A, v, w)
         elif kind == PLANAR:
             planar.body_frame(a, q, qd, b, r, A, v, w)
@@ -83,6 +83,9 @@ def eval_marker_frames(m, q, qd, r, A, v, w, o, R, vo, wm):
             lever.marker_frame(m.marker_pos, m.marker_rot, k, b, r, A, v, w, o, R, vo, wm)
         elif kind == FLEXIBLE:
             flexible.marker_frame(m.flex, m.body_q_adr[b], k, q, qd, m.marker_rot, o, R, vo, wm)
+        elif kind == MODAL:
+            modal.marker_frame(m.flex.modal, m.body_q_adr[b], b, k, q, qd, m.marker_pos, m.marker_rot, r, A, v, w,
+                               o, R, vo, wm)
         else:
             unknown_kind(kind)
 
@@ -98,6 +101,9 @@ def add_load(bd, r, o, q, k, p0, p1, p2, F0, F1, F2, T0, T1, T2, scale, Q):
     a = bd.body_q_adr[b]
     if kind == FLEXIBLE:
         flexible.add_load(bd.flex, a, o, k, p0, p1, p2, F0, F1, F2, T0, T1, T2, scale, Q)
+        return
+    if kind == MODAL:
+        modal.add_load(bd.flex.modal, a, b, k, q, r, o, p0, p1, p2, F0, F1, F2, T0, T1, T2, scale, Q)
         return
     s = lever.arm(r, b, p0, p1, p2)
     n = cross_v(s, (F0, F1, F2))
@@ -122,6 +128,9 @@ def row_to_q(m, q, r, o, k, gv0, gv1, gv2, gw0, gw1, gw2, out, off):
     if kind == FLEXIBLE:
         flexible.row_to_q(m.flex, k, gv0, gv1, gv2, gw0, gw1, gw2, out, off)
         return
+    if kind == MODAL:
+        modal.row_to_q(m.flex.modal, a, b, k, q, r, o, gv0, gv1, gv2, gw0, gw1, gw2, out, off)
+        return
     s = (o[k, 0] - r[b, 0], o[k, 1] - r[b, 1], o[k, 2] - r[b, 2])
     t = cross_v(s, (gv0, gv1, gv2))
     if kind == RIGID:
@@ -135,18 +144,31 @@ def row_to_q(m, q, r, o, k, gv0, gv1, gv2, gw0, gw1, gw2, out, off):
 
 
 @njit(cache=True, inline="always")
-def quad_acc(bd, r, o, wm, k):
+def quad_acc(bd, r, o, wm, q, qd, k):
     """Acceleration of marker k's origin at zero coordinate accelerations (m/s^2), world: w x (w x s) for the
-    rigid kinds, 0 for a flexible body's node and on ground."""
+    rigid kinds, w x (w x s) + 2 w x (A Psi_t eta') on a modal body, 0 for a flexible body's node and on ground."""
     b = bd.marker_body[k]
     if b < 0:
         return 0.0, 0.0, 0.0
     kind = bd.body_kind[b]
     if kind == RIGID or kind == PLANAR or kind == POINT_MASS:
         return lever.quad_acc(r, o, wm, k, b)
+    if kind == MODAL:
+        return modal.quad_acc(bd.flex.modal, bd.body_q_adr[b], b, k, q, qd, r, o)
     if kind != FLEXIBLE:
         unknown_kind(kind)
     return 0.0, 0.0, 0.0
+
+
+@njit(cache=True, inline="always")
+def quad_alpha(bd, q, qd, k):
+    """Angular acceleration of marker k at zero coordinate accelerations (rad/s^2), world: 0 for the rigid kinds
+    (alpha = 2 E(p) p'' exactly), a flexible body's node and ground; on a modal body the terms of the node's
+    rotation rate (kernels/bodies/modal.quad_alpha)."""
+    b = bd.marker_body[k]
+    if b < 0 or bd.body_kind[b] != MODAL:
+        return 0.0, 0.0, 0.0
+    return modal.quad_alpha(bd.flex.modal, bd.body_q_adr[b], b, k, q, qd)
 
 
 @njit(cache=True, _nrt=False)
@@ -160,6 +182,8 @@ def marker_acceleration(bd, r, o, wm, q, qdd, k):
     a = bd.body_q_adr[b]
     if kind == FLEXIBLE:
         return flexible.marker_acceleration(bd.flex, a, k, qdd)
+    if kind == MODAL:
+        return modal.marker_acceleration(bd.flex.modal, a, b, k, q, qdd, r, o, wm)
     if kind == RIGID:
         acc, alpha = rigid.body_acceleration(a, q, qdd)
     elif kind == PLANAR:
@@ -207,6 +231,8 @@ def marker_quaternion(bd, q, k, l0, l1, l2, l3):
         t = math.sqrt(x * x + y * y + z * z)
         f = 0.5 if t == 0.0 else math.sin(0.5 * t) / t
         p0, p1, p2, p3 = math.cos(0.5 * t), f * x, f * y, f * z
+    elif kind == MODAL:
+        p0, p1, p2, p3 = modal.marker_quaternion(bd.flex.modal, a, b, k, q)
     elif kind == POINT_MASS or kind == PLANAR:
         return l0, l1, l2, l3
     else:
@@ -233,6 +259,8 @@ def mass_block(kind, a, n, mass, J, fx, b, q, out, off, full):
         point_mass.mass_block(n, mass, out, off)
     elif kind == FLEXIBLE:
         flexible.mass_block(fx, b, n, out, off)
+    elif kind == MODAL:
+        modal_inertia.mass_block(fx.modal, b, a, mass, q, out, off)
     else:
         unknown_kind(kind)
 
@@ -268,13 +296,16 @@ def add_body_forces(m, q, qd, Q):
             rigid.add_inertia_forces(m.body_q_adr[b], m.body_inertia[b], q, qd, Q)
         elif kind == FLEXIBLE:
             flexible.add_internal_forces(m.flex, b, m.body_q_adr[b], m.body_q_num[b], q, qd, Q)
+        elif kind == MODAL:
+            modal_inertia.add_internal_forces(m.flex.modal, b, m.body_q_adr[b], m.body_mass[b], m.gravity, q, qd, Q)
         elif kind != PLANAR and kind != POINT_MASS:
             unknown_kind(kind)
 
 
 @njit(cache=True, _nrt=False)
 def add_gravity(m, q, Q):
-    """Q += the weight of every body (N): m g at the CM of the rigid kinds, M T g on a flexible body."""
+    """Q += the weight of every body (N): m g at the CM of the rigid kinds, M T g on a flexible body, B^T M(eta)
+    [:, :3] A^T g on a modal body."""
     g = m.gravity
     for b in range(m.body_kind.shape[0]):
         kind = m.body_kind[b]
@@ -288,6 +319,8 @@ def add_gravity(m, q, Q):
             point_mass.add_wrench(a, m.dim, q, ms * g[0], ms * g[1], ms * g[2], 0.0, 0.0, 0.0, 1.0, Q)
         elif kind == FLEXIBLE:
             flexible.add_gravity(m.flex, b, a, m.body_q_num[b], g, Q)
+        elif kind == MODAL:
+            modal_inertia.add_gravity(m.flex.modal, b, a, ms, g, q, Q)
         else:
             unknown_kind(kind)
 
@@ -308,6 +341,8 @@ def kinetic_energy(m, q, qd):
             T = point_mass.kinetic_energy(T, a, m.dim, mass, qd)
         elif kind == FLEXIBLE:
             T += flexible.kinetic_energy(m.flex, b, a, m.body_q_num[b], qd)
+        elif kind == MODAL:
+            T += modal_inertia.kinetic_energy(m.flex.modal, b, a, mass, q, qd)
         else:
             unknown_kind(kind)
     return T
@@ -326,6 +361,8 @@ def body_potential(m, q):
                 V -= m.body_mass[b] * m.gravity[i] * q[a + i]
         elif kind == FLEXIBLE:
             V += flexible.potential_energy(m.flex, b, a, m.body_q_num[b], m.gravity, q)
+        elif kind == MODAL:
+            V += modal_inertia.potential_energy(m.flex.modal, b, a, m.body_mass[b], m.gravity, q)
         else:
             unknown_kind(kind)
     return V
@@ -338,4 +375,6 @@ def damping_power(m, qd):
     for b in range(m.body_kind.shape[0]):
         if m.body_kind[b] == FLEXIBLE:
             P += flexible.damping_power(m.flex, b, m.body_q_adr[b], m.body_q_num[b], qd)
+        elif m.body_kind[b] == MODAL:
+            P += modal_inertia.damping_power(m.flex.modal, b, m.body_q_adr[b], qd)
     return P

@@ -29,9 +29,10 @@ from ..model_arrays import arrays_type
 #: flexible-body tables: per body ``mat_adr`` (address of M, K, C, MT in ``pool``; -1 for other kinds) and
 #: ``node_ptr`` (nb + 1: body b's nodes are node_ptr[b]..node_ptr[b+1]); per node ``node_pos`` (N, 3, m) and
 #: ``node_dof`` (N, 6) (body-local coordinate index or -1); per marker ``marker_node`` (index into the node tables,
-#: -1 unless the marker is on a flexible body)
-FlexArrays = arrays_type("FlexArrays", ["mat_adr", "pool", "node_ptr", "node_pos", "node_dof", "marker_node"],
-                         __name__)
+#: -1 unless the marker is on a flexible body); ``modal``: the floating modal bodies' tables
+#: (kernels/bodies/modal.ModalArrays)
+FlexArrays = arrays_type("FlexArrays", ["mat_adr", "pool", "node_ptr", "node_pos", "node_dof", "marker_node",
+                                        "modal"], __name__)
 
 
 @njit(cache=True, inline="always")

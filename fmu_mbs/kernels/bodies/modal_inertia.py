@@ -1,0 +1,320 @@
+"""Floating modal body, dynamics (kernels/bodies/modal.py has the coordinates, the frame and the markers): the
+mass block B^T M(eta) B from the inertia invariants, the quadratic velocity, elastic, damping and stiffening forces,
+gravity, and the energies; the equations are in modal.py's docstring (fe.ffrf.rp_equations is their numpy
+reference). Body-level functions (one call per body and evaluation); the per-entry helpers are inlined into them.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ..rotation import cross_v, dot_v
+from .modal import add_rotational, body_velocities, gbar, mtv, mv, rotation
+
+# --- the invariant mass matrix ------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def ctr_entry(md, b, mass, x, xa, const, i, j):
+    """C[i, j] = (m skew(c) if const) + sum_k x_k mPhitTPsiTilde[i, 3k + j]; M_tr = -C at x = eta."""
+    m = md.n_modes[b]
+    s = 0.0
+    if const:
+        c = md.com[b]
+        if i == 0:
+            s = mass * (0.0 if j == 0 else (-c[2] if j == 1 else c[1]))
+        elif i == 1:
+            s = mass * (c[2] if j == 0 else (0.0 if j == 1 else -c[0]))
+        else:
+            s = mass * (-c[1] if j == 0 else (c[0] if j == 1 else 0.0))
+    adr = md.phit_psit[b]
+    for k in range(m):
+        s += x[xa + k] * md.pool[adr + i * 3 * m + 3 * k + j]
+    return s
+
+
+@njit(cache=True, _nrt=False)
+def ctr(md, b, mass, x, xa, const):
+    """C (row-major 9-tuple) of ctr_entry."""
+    return (ctr_entry(md, b, mass, x, xa, const, 0, 0), ctr_entry(md, b, mass, x, xa, const, 0, 1),
+            ctr_entry(md, b, mass, x, xa, const, 0, 2), ctr_entry(md, b, mass, x, xa, const, 1, 0),
+            ctr_entry(md, b, mass, x, xa, const, 1, 1), ctr_entry(md, b, mass, x, xa, const, 1, 2),
+            ctr_entry(md, b, mass, x, xa, const, 2, 0), ctr_entry(md, b, mass, x, xa, const, 2, 1),
+            ctr_entry(md, b, mass, x, xa, const, 2, 2))
+
+
+@njit(cache=True, inline="always")
+def mrr_entry(md, b, x, xa, y, ya, rate, i, j):
+    """M_rr[i, j] at eta = x (rate False), or its rate along eta' = y (rate True):
+    J0 + S + S^T + E^T P E with S = mXRefTildePsiTilde E, E = eta x I3, P = mPsiTildePsiTilde."""
+    m = md.n_modes[b]
+    s = 0.0 if rate else md.j0[b, i, j]
+    lin = y if rate else x
+    la = ya if rate else xa
+    ax = md.x_psit[b]
+    for k in range(m):
+        s += lin[la + k] * (md.pool[ax + i * 3 * m + 3 * k + j] + md.pool[ax + j * 3 * m + 3 * k + i])
+    ap = md.psit_psit[b]
+    for k in range(m):
+        for l in range(m):
+            p = md.pool[ap + (3 * k + i) * 3 * m + 3 * l + j]
+            if rate:
+                s += (y[ya + k] * x[xa + l] + x[xa + k] * y[ya + l]) * p
+            else:
+                s += x[xa + k] * x[xa + l] * p
+    return s
+
+
+@njit(cache=True, _nrt=False)
+def mrr(md, b, x, xa, y, ya, rate):
+    """M_rr (or its rate) as a row-major 9-tuple."""
+    return (mrr_entry(md, b, x, xa, y, ya, rate, 0, 0), mrr_entry(md, b, x, xa, y, ya, rate, 0, 1),
+            mrr_entry(md, b, x, xa, y, ya, rate, 0, 2), mrr_entry(md, b, x, xa, y, ya, rate, 1, 0),
+            mrr_entry(md, b, x, xa, y, ya, rate, 1, 1), mrr_entry(md, b, x, xa, y, ya, rate, 1, 2),
+            mrr_entry(md, b, x, xa, y, ya, rate, 2, 0), mrr_entry(md, b, x, xa, y, ya, rate, 2, 1),
+            mrr_entry(md, b, x, xa, y, ya, rate, 2, 2))
+
+
+@njit(cache=True, inline="always")
+def mrf_entry(md, b, x, xa, with_const, i, j):
+    """M_rf[i, j] = -(mXRefTildePsi[i, j] (if with_const) + sum_k x_k mPsiTildePsi[3k + i, j])."""
+    m = md.n_modes[b]
+    s = md.pool[md.x_psi[b] + i * m + j] if with_const else 0.0
+    ap = md.psit_psi[b]
+    for k in range(m):
+        s += x[xa + k] * md.pool[ap + (3 * k + i) * m + j]
+    return -s
+
+
+@njit(cache=True, _nrt=False)
+def mrf_times(md, b, x, xa, with_const, y, ya):
+    """M_rf(x) y[ya:ya+m] (3-tuple); without the constant part: the rate M_rf' y at eta' = x."""
+    m = md.n_modes[b]
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    for j in range(m):
+        s0 += mrf_entry(md, b, x, xa, with_const, 0, j) * y[ya + j]
+        s1 += mrf_entry(md, b, x, xa, with_const, 1, j) * y[ya + j]
+        s2 += mrf_entry(md, b, x, xa, with_const, 2, j) * y[ya + j]
+    return s0, s1, s2
+
+
+@njit(cache=True, _nrt=False)
+def mtf_times(md, b, y, ya):
+    """mPhitTPsi y[ya:ya+m] (3-tuple)."""
+    m = md.n_modes[b]
+    adr = md.phit_psi[b]
+    return (rows_dot_plain(md, adr, m, 0, y, ya), rows_dot_plain(md, adr, m, 1, y, ya),
+            rows_dot_plain(md, adr, m, 2, y, ya))
+
+
+@njit(cache=True, inline="always")
+def rows_dot_plain(md, adr, m, row, x, xa):
+    """sum_j P[row, j] x[xa + j] for the m-column matrix at pool[adr]."""
+    s = 0.0
+    for j in range(m):
+        s += md.pool[adr + row * m + j] * x[xa + j]
+    return s
+
+
+@njit(cache=True, _nrt=False)
+def mass_block(md, b, a, mass, q, out, off):
+    """out[off:off+7+m, off:off+7+m] = B^T M(eta) B (the caller zeroed it)."""
+    m = md.n_modes[b]
+    e = a + 7
+    A = rotation(q, a)
+    G = gbar(q, a)
+    C = ctr(md, b, mass, q, e, True)
+    Mrr = mrr(md, b, q, e, q, e, False)
+    for i in range(3):
+        out[off + i, off + i] = mass
+    # r-p: -2 A C Gbar;  p-p: 4 Gbar^T Mrr Gbar
+    AC = (A[0] * C[0] + A[1] * C[3] + A[2] * C[6], A[0] * C[1] + A[1] * C[4] + A[2] * C[7],
+          A[0] * C[2] + A[1] * C[5] + A[2] * C[8], A[3] * C[0] + A[4] * C[3] + A[5] * C[6],
+          A[3] * C[1] + A[4] * C[4] + A[5] * C[7], A[3] * C[2] + A[4] * C[5] + A[5] * C[8],
+          A[6] * C[0] + A[7] * C[3] + A[8] * C[6], A[6] * C[1] + A[7] * C[4] + A[8] * C[7],
+          A[6] * C[2] + A[7] * C[5] + A[8] * C[8])
+    for i in range(3):
+        for c in range(4):
+            v = -2.0 * (AC[3 * i] * G[c] + AC[3 * i + 1] * G[4 + c] + AC[3 * i + 2] * G[8 + c])
+            out[off + i, off + 3 + c] = v
+            out[off + 3 + c, off + i] = v
+    for r_ in range(4):
+        for c in range(4):
+            s = 0.0
+            for i in range(3):
+                for j in range(3):
+                    s += G[4 * i + r_] * Mrr[3 * i + j] * G[4 * j + c]
+            out[off + 3 + r_, off + 3 + c] = 4.0 * s
+    pf = md.phit_psi[b]
+    for j in range(m):
+        col = (md.pool[pf + j], md.pool[pf + m + j], md.pool[pf + 2 * m + j])
+        acol = mv(A, col)
+        for i in range(3):
+            out[off + i, off + 7 + j] = acol[i]
+            out[off + 7 + j, off + i] = acol[i]
+        rf = (mrf_entry(md, b, q, e, True, 0, j), mrf_entry(md, b, q, e, True, 1, j),
+              mrf_entry(md, b, q, e, True, 2, j))
+        for c in range(4):
+            v = 2.0 * (G[c] * rf[0] + G[4 + c] * rf[1] + G[8 + c] * rf[2])
+            out[off + 3 + c, off + 7 + j] = v
+            out[off + 7 + j, off + 3 + c] = v
+        for i in range(m):
+            out[off + 7 + i, off + 7 + j] = md.pool[md.m_ff[b] + i * m + j]
+
+
+# --- forces and energies ------------------------------------------------------------------------------------
+
+
+@njit(cache=True, _nrt=False)
+def momenta(md, b, mass, q, qd, e, v, w):
+    """(p_t, p_r) = the translational and rotational rows of M(eta) s (body frame)."""
+    C = ctr(md, b, mass, q, e, True)
+    Mrr = mrr(md, b, q, e, q, e, False)
+    cw = mv(C, w)
+    tf = mtf_times(md, b, qd, e)
+    ctv = mtv(C, v)
+    rw = mv(Mrr, w)
+    rf = mrf_times(md, b, q, e, True, qd, e)
+    return ((mass * v[0] - cw[0] + tf[0], mass * v[1] - cw[1] + tf[1], mass * v[2] - cw[2] + tf[2]),
+            (-ctv[0] + rw[0] + rf[0], -ctv[1] + rw[1] + rf[1], -ctv[2] + rw[2] + rf[2]))
+
+
+@njit(cache=True, _nrt=False)
+def add_internal_forces(md, b, a, mass, g, q, qd, Q):
+    """Q += Q_q - B^T M(eta)[:, :3] A^T g ... i.e. every force of the body but gravity: the quadratic velocity
+    vector, -K_ff eta - D_ff eta', and -K_geo(w, -A^T g) eta when stiffening is on (module docstring)."""
+    m = md.n_modes[b]
+    e = a + 7
+    A, v, w = body_velocities(q, qd, a)
+    C = ctr(md, b, mass, q, e, True)
+    Cd = ctr(md, b, mass, qd, e, False)
+    Mrrd = mrr(md, b, q, e, qd, e, True)
+    pt, pr = momenta(md, b, mass, q, qd, e, v, w)
+    cdw = mv(Cd, w)                                  # (M' s)_t = -Cd w
+    cdv = mtv(Cd, v)
+    rdw = mv(Mrrd, w)
+    rfd = mrf_times(md, b, qd, e, False, qd, e)
+    d = cross_v(v, w)                                # B' q' = [-w x v, 0, 0] = [v x w, 0, 0]
+    ctd = mtv(C, d)
+    wpt = cross_v(w, pt)
+    wpr = cross_v(w, pr)
+    vpt = cross_v(v, pt)
+    ft = (cdw[0] - wpt[0] - mass * d[0], cdw[1] - wpt[1] - mass * d[1], cdw[2] - wpt[2] - mass * d[2])
+    fr = (cdv[0] - rdw[0] - rfd[0] - wpr[0] - vpt[0] + ctd[0], cdv[1] - rdw[1] - rfd[1] - wpr[1] - vpt[1] + ctd[1],
+          cdv[2] - rdw[2] - rfd[2] - wpr[2] - vpt[2] + ctd[2])
+    aft = mv(A, ft)
+    for i in range(3):
+        Q[a + i] += aft[i]
+    add_rotational(q, a, fr[0], fr[1], fr[2], 1.0, Q)
+    gb = mtv(A, (g[0], g[1], g[2]))
+    stiff = md.stiffening[b] != 0
+    kg = md.k_geo[b]
+    mm = m * m
+    wp = (w[0] * w[0], w[1] * w[1], w[2] * w[2], w[0] * w[1], w[0] * w[2], w[1] * w[2], -gb[0], -gb[1], -gb[2])
+    ppt, xpt, ppp, pps = md.phit_psit[b], md.x_psit[b], md.psit_psi[b], md.psit_psit[b]
+    for k in range(m):
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        x0 = 0.0
+        x1 = 0.0
+        x2 = 0.0
+        for j in range(3):
+            s0 += md.pool[ppt + 0 * 3 * m + 3 * k + j] * w[j]
+            s1 += md.pool[ppt + 1 * 3 * m + 3 * k + j] * w[j]
+            s2 += md.pool[ppt + 2 * 3 * m + 3 * k + j] * w[j]
+            x0 += md.pool[xpt + 0 * 3 * m + 3 * k + j] * w[j]
+            x1 += md.pool[xpt + 1 * 3 * m + 3 * k + j] * w[j]
+            x2 += md.pool[xpt + 2 * 3 * m + 3 * k + j] * w[j]
+        ptw = (s0, s1, s2)                           # mPhitTPsiTilde_k w
+        sw = (x0, x1, x2)                            # mXRefTildePsiTilde_k w
+        pe = (rows_dot_plain(md, ppp, m, 3 * k, qd, e), rows_dot_plain(md, ppp, m, 3 * k + 1, qd, e),
+              rows_dot_plain(md, ppp, m, 3 * k + 2, qd, e))      # mPsiTildePsi_k eta'
+        half = -dot_v(v, ptw) - dot_v(w, pe) + dot_v(w, sw)
+        mdot = 0.0
+        for l in range(m):
+            pw = 0.0
+            for i in range(3):
+                for j in range(3):
+                    pw += w[i] * md.pool[pps + (3 * k + i) * 3 * m + 3 * l + j] * w[j]
+            half += q[e + l] * pw
+            # (M' s)_f,k = -sum_l eta'_l mPsiTildePsi[3l:3l+3, k] . w
+            mdot -= qd[e + l] * (md.pool[ppp + (3 * l) * m + k] * w[0] + md.pool[ppp + (3 * l + 1) * m + k] * w[1]
+                                 + md.pool[ppp + (3 * l + 2) * m + k] * w[2])
+        f = -mdot + half - (md.pool[md.phit_psi[b] + k] * d[0] + md.pool[md.phit_psi[b] + m + k] * d[1]
+                            + md.pool[md.phit_psi[b] + 2 * m + k] * d[2])
+        for l in range(m):
+            f -= md.pool[md.k_ff[b] + k * m + l] * q[e + l] + md.pool[md.d_ff[b] + k * m + l] * qd[e + l]
+            if stiff:
+                kk = 0.0
+                for c in range(9):
+                    kk += wp[c] * md.pool[kg + c * mm + k * m + l]
+                f -= kk * q[e + l]
+        Q[e + k] += f
+
+
+@njit(cache=True, _nrt=False)
+def add_gravity(md, b, a, mass, g, q, Q):
+    """Q += B^T M(eta)[:, :3] A^T g: m g on r, (m c(eta) x A^T g) on p, mPhitTPsi^T A^T g on eta."""
+    m = md.n_modes[b]
+    e = a + 7
+    A = rotation(q, a)
+    gb = mtv(A, (g[0], g[1], g[2]))
+    C = ctr(md, b, mass, q, e, True)
+    fr = mtv(C, gb)
+    for i in range(3):
+        Q[a + i] += mass * g[i]
+    add_rotational(q, a, -fr[0], -fr[1], -fr[2], 1.0, Q)
+    pf = md.phit_psi[b]
+    for k in range(m):
+        Q[e + k] += md.pool[pf + k] * gb[0] + md.pool[pf + m + k] * gb[1] + md.pool[pf + 2 * m + k] * gb[2]
+
+
+@njit(cache=True, _nrt=False)
+def kinetic_energy(md, b, a, mass, q, qd):
+    """1/2 s^T M(eta) s (J)."""
+    m = md.n_modes[b]
+    e = a + 7
+    _, v, w = body_velocities(q, qd, a)
+    pt, pr = momenta(md, b, mass, q, qd, e, v, w)
+    T = dot_v(v, pt) + dot_v(w, pr)
+    tf = mtf_times(md, b, qd, e)
+    T += dot_v(v, tf)
+    for j in range(m):
+        T += qd[e + j] * (mrf_entry(md, b, q, e, True, 0, j) * w[0] + mrf_entry(md, b, q, e, True, 1, j) * w[1]
+                          + mrf_entry(md, b, q, e, True, 2, j) * w[2])
+        for i in range(m):
+            T += qd[e + i] * md.pool[md.m_ff[b] + i * m + j] * qd[e + j]
+    return 0.5 * T
+
+
+@njit(cache=True, _nrt=False)
+def potential_energy(md, b, a, mass, g, q):
+    """-g . (m r + A (m c + mPhitTPsi eta)) + 1/2 eta^T K_ff eta (J)."""
+    m = md.n_modes[b]
+    e = a + 7
+    A = rotation(q, a)
+    c = md.com[b]
+    tf = mtf_times(md, b, q, e)
+    mc = mv(A, (mass * c[0] + tf[0], mass * c[1] + tf[1], mass * c[2] + tf[2]))
+    V = 0.0
+    for i in range(3):
+        V -= g[i] * (mass * q[a + i] + mc[i])
+    for i in range(m):
+        for j in range(m):
+            V += 0.5 * q[e + i] * md.pool[md.k_ff[b] + i * m + j] * q[e + j]
+    return V
+
+
+@njit(cache=True, _nrt=False)
+def damping_power(md, b, a, qd):
+    """eta'^T D_ff eta' (W)."""
+    m = md.n_modes[b]
+    e = a + 7
+    P = 0.0
+    for i in range(m):
+        for j in range(m):
+            P += qd[e + i] * md.pool[md.d_ff[b] + i * m + j] * qd[e + j]
+    return P
