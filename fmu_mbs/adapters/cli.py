@@ -161,6 +161,9 @@ def cmd_check(args) -> int:
         print(f"    redundant: {label}")
     print(f"  assembled at t = 0 s in {res.iterations} Newton iterations, max |Phi| = {res.residual:.3g}")
     print(f"  interface: {len(channels(model))} output channels, {len(input_channels(model))} inputs")
+    from ..model.validate_contact import contact_warnings
+    for w in contact_warnings(model):
+        print(f"  warning: {w}")
     print("ok")
     return 0
 
