@@ -14,12 +14,16 @@ from scipy.spatial.transform import Rotation
 
 from fmu_mbs.kernels.contact_geometry import (
     MAX_POINTS,
+    N_SHAPE_KINDS,
     SHAPE_BOX,
     SHAPE_CAPSULE,
     SHAPE_CYLINDER,
     SHAPE_ELLIPSOID,
+    SHAPE_LINE,
     SHAPE_MESH,
+    SHAPE_PLANAR_CAPSULE,
     SHAPE_PLANE,
+    SHAPE_POLYGON,
     SHAPE_SPHERE,
     SUPPORTED_PAIRS,
     collide,
@@ -541,7 +545,15 @@ def test_mesh_plane_keeps_the_eight_deepest_vertices():
 
 # --- the contract: dispatch, symmetry, rigid motion, continuity ----------------------------------------------
 
-MESHES = pack_meshes(grid_mesh(), box_mesh(0.4, 0.3, 0.2))
+def polygon_mesh(xy):
+    """A flat polygon (vertices counter-clockwise in z = 0) as the compiler stores it: vertices and a fan."""
+    v = np.array([[x, y, 0.0] for x, y in xy])
+    return v, np.array([[0, i, i + 1] for i in range(1, len(xy) - 1)], dtype=np.int64)
+
+
+PENTAGON = [(0.4 * math.cos(2 * math.pi * i / 5), 0.4 * math.sin(2 * math.pi * i / 5)) for i in range(5)]
+MESHES = pack_meshes(grid_mesh(), box_mesh(0.4, 0.3, 0.2), polygon_mesh(PENTAGON))
+MESH_INDEX = {SHAPE_MESH: 1, SHAPE_POLYGON: 2}
 
 SCENES = {   # name: (shape a, shape b), each in moderate contact
     "sphere-plane": (shape(SHAPE_SPHERE, [0.3], (0.1, 0.2, 0.25)),
@@ -565,14 +577,24 @@ SCENES = {   # name: (shape a, shape b), each in moderate contact
     "sphere-mesh": (shape(SHAPE_SPHERE, [0.2], (0.45, 0.3, 0.1)), shape(SHAPE_MESH, [1], (0, 0.05, 0),
                                                                           rot([0.1, 0.2, 0.3]))),
     "mesh-plane": (shape(SHAPE_MESH, [1], (0.05, 0.1, 0.2), rot([0.3, 0.2, 0.1])), shape(SHAPE_PLANE)),
+    # planar kinds (x-y plane)
+    "circle-line": (shape(SHAPE_SPHERE, [0.3], (0.1, 0.25, 0.0)), shape(SHAPE_LINE, [], (0, 0, 0), rot([0, 0, 0.2]))),
+    "capsule-line": (shape(SHAPE_PLANAR_CAPSULE, [0.2, 0.6], (0.05, 0.3, 0.0), rot([0, 0, 0.3])), shape(SHAPE_LINE)),
+    "polygon-line": (shape(SHAPE_POLYGON, [2], (0.05, 0.3, 0.0), rot([0, 0, 0.3])), shape(SHAPE_LINE)),
+    "circle-capsule": (shape(SHAPE_SPHERE, [0.2], (0.2, 0.25, 0.0)),
+                       shape(SHAPE_PLANAR_CAPSULE, [0.15, 0.5], (0, 0, 0), rot([0, 0, 0.4]))),
+    "capsule-capsule planar": (shape(SHAPE_PLANAR_CAPSULE, [0.2, 0.6], (0.05, 0.3, 0.0), rot([0, 0, 1.2])),
+                               shape(SHAPE_PLANAR_CAPSULE, [0.15, 0.5], (0, 0, 0), rot([0, 0, 0.4]))),
+    "circle-polygon": (shape(SHAPE_SPHERE, [0.2], (0.45, 0.2, 0.0)), shape(SHAPE_POLYGON, [2], (0, 0.05, 0),
+                                                                             rot([0, 0, 0.3]))),
 }
 
 
 def test_every_supported_pair_has_a_scene_and_unsupported_pairs_return_minus_one():
     assert {tuple(sorted((a[0], b[0]))) for a, b in SCENES.values()} == set(SUPPORTED_PAIRS)
-    for ka, kb in itertools.product(range(7), repeat=2):
-        a = shape(ka, [0.3, 0.3, 0.3] if ka != SHAPE_MESH else [1], (0, 0, 0.1))
-        b = shape(kb, [0.3, 0.3, 0.3] if kb != SHAPE_MESH else [1], (0, 0, -0.1))
+    for ka, kb in itertools.product(range(N_SHAPE_KINDS), repeat=2):
+        a = shape(ka, [MESH_INDEX[ka]] if ka in MESH_INDEX else [0.3, 0.3, 0.3], (0, 0, 0.1))
+        b = shape(kb, [MESH_INDEX[kb]] if kb in MESH_INDEX else [0.3, 0.3, 0.3], (0, 0, -0.1))
         n, _ = contacts(a, b, MESHES)
         assert (n >= 0) == pair_supported(ka, kb), (ka, kb, n)
 
@@ -716,3 +738,53 @@ def test_sphere_fast_paths_equal_collide():
             assert np.array_equal(out[:n], ref)
             touching += n
     assert 200 < touching < 1000      # both outcomes occur
+
+
+# --- planar kinds: closed forms --------------------------------------------------------------------------------
+
+SQUARE = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]
+PLANAR_MESHES = pack_meshes(polygon_mesh(SQUARE))
+
+
+@pytest.mark.parametrize("theta", [0.0, 0.7, -2.0])
+def test_circle_against_a_square_edge_corner_and_inside(theta):
+    Rz = rot([0.0, 0.0, theta])
+    sq = shape(SHAPE_POLYGON, [0], (0.3, -0.2, 0.0), Rz)
+
+    def world(x, y):
+        return Rz @ np.array([x, y, 0.0]) + np.array([0.3, -0.2, 0.0])
+    # beside the +x edge: depth r - (x - 0.5), normal the edge's outward normal
+    d, n, p = one(shape(SHAPE_SPHERE, [0.2], world(0.6, 0.1)), sq, PLANAR_MESHES)
+    assert d == pytest.approx(0.1, abs=1e-12)
+    assert n == pytest.approx(Rz[:, 0], abs=1e-12)
+    assert p == pytest.approx(world(0.45, 0.1), abs=1e-12)     # midway between the edge and the circle's deepest point
+    # off the (+x, +y) corner along the diagonal: depth r - |c - corner|
+    c = 0.5 + 0.1 / math.sqrt(2.0)
+    d, n, _ = one(shape(SHAPE_SPHERE, [0.2], world(c, c)), sq, PLANAR_MESHES)
+    assert d == pytest.approx(0.1, abs=1e-12)
+    assert n == pytest.approx(Rz @ np.array([1.0, 1.0, 0.0]) / math.sqrt(2.0), abs=1e-12)
+    # centre inside, nearest the -y edge: out through it, depth r + distance to it
+    d, n, _ = one(shape(SHAPE_SPHERE, [0.2], world(0.1, -0.4)), sq, PLANAR_MESHES)
+    assert d == pytest.approx(0.3, abs=1e-12)
+    assert n == pytest.approx(-Rz[:, 1], abs=1e-12)
+    # clear of the square
+    assert contacts(shape(SHAPE_SPHERE, [0.2], world(0.75, 0.0)), sq, PLANAR_MESHES)[0] == 0
+
+
+def test_line_normal_is_the_marker_y_axis_and_polygon_corners_rest_on_it():
+    a = 0.3                                      # the line tilted by a about z
+    line = shape(SHAPE_LINE, [], (0.0, 0.0, 0.0), rot([0.0, 0.0, a]))
+    normal = np.array([-math.sin(a), math.cos(a), 0.0])
+    d, n, _ = one(shape(SHAPE_SPHERE, [0.2], 0.15 * normal + np.array([math.cos(a), math.sin(a), 0.0])), line)
+    assert d == pytest.approx(0.05, abs=1e-12)
+    assert n == pytest.approx(normal, abs=1e-12)
+    # the square sunk 1 mm into the line, aligned with it: its two lower corners, 1 mm deep each
+    sq = shape(SHAPE_POLYGON, [0], (0.5 - 1e-3) * normal, rot([0.0, 0.0, a]))
+    k, c = contacts(sq, line, PLANAR_MESHES)
+    assert k == 2
+    assert c[:, 0] == pytest.approx([1e-3, 1e-3], abs=1e-12)
+    assert c[:, 1:4] == pytest.approx(np.array([normal, normal]), abs=1e-12)
+    # a planar capsule lies along its marker's x axis: both ends touch when it lies flat
+    cap = shape(SHAPE_PLANAR_CAPSULE, [0.1, 0.4], (0.1 - 2e-3) * normal, rot([0.0, 0.0, a]))
+    k, c = contacts(cap, line)
+    assert k == 2 and c[:, 0] == pytest.approx([2e-3, 2e-3], abs=1e-12)

@@ -388,3 +388,32 @@ def test_torque_beyond_gravity_has_no_equilibrium():
 def test_unknown_method():
     with pytest.raises(AnalysisError, match="link_pendulum"):
         statics(link_pendulum(0.0), method="penalty")
+
+
+# --- the equilibrium is not where the model starts -----------------------------------------------------
+
+def test_statics_says_so_when_the_crane_without_its_actuator_held_settles_elsewhere():
+    """The crane's boom is lifted by the actuator input cylinder.f: left at 0 N the boom sinks (its equilibrium is
+    far from the start, and statics says so); at the moment-balance holding force (6867 N, the README's catalogue
+    reference) it rests where it starts and nothing is said."""
+    cm = compile_model(load_model(MODELS / "crane.json"))
+    traj = statics(cm)
+    assert traj.info["moved"][0] > 0.1
+    assert len(traj.notes) == 1
+    note = traj.notes[0]
+    assert note.startswith("model 'crane': the static equilibrium is not where the model starts")
+    assert "boom" in note and "largest unbalanced generalized forces" in note
+    ev = Evaluator(cm)
+    ev.u[cm.input_names.index("cylinder.f")] = 6867.0
+    held = statics(cm, evaluator=ev)
+    assert held.notes == [] and held.info["moved"][0] < 1e-3
+
+
+def test_statics_of_a_pendulum_hanging_at_rest_has_nothing_to_say():
+    b = ModelBuilder("hanging", dimension=2)
+    b.add_point_mass("bob", 1.0, position=(0.0, -1.0))
+    b.add_marker("B", "bob")
+    b.add_marker("O", "ground")
+    b.add_joint("rod", "distance", "O", "B", length=1.0)
+    traj = statics(compile_model(b.build()))
+    assert traj.notes == [] and traj.info["moved"][0] < 1e-9

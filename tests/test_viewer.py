@@ -195,16 +195,69 @@ def test_force_arrows_joint_reaction_and_contact():
     assert np.allclose(np.frombuffer(base64.b64decode(reaction["F"]), np.float32), [-3.0, 4.0, 0.0])
 
 
-def test_mp4_needs_ffmpeg_or_is_written(tmp_path, capsys):
+def _mp4_video_samples(path) -> tuple[int, float]:
+    """(frames, duration in s) of the video track of an MP4 file, read from its boxes (ISO/IEC 14496-12: the
+    track's mdhd timescale and duration, its stsz sample count), independent of matplotlib and ffmpeg."""
+    data = Path(path).read_bytes()
+
+    def boxes(lo, hi):
+        while lo + 8 <= hi:
+            size, kind = struct.unpack(">I4s", data[lo:lo + 8])
+            head = 8
+            if size == 1:
+                size, head = struct.unpack(">Q", data[lo + 8:lo + 16])[0], 16
+            yield kind.decode("latin-1"), lo + head, lo + (size or hi - lo)
+            lo += size or hi - lo
+
+    def find(lo, hi, *path):
+        for kind, a, b in boxes(lo, hi):
+            if kind == path[0]:
+                return (a, b) if len(path) == 1 else find(a, b, *path[1:])
+        return None
+
+    moov = find(0, len(data), "moov")
+    for kind, a, b in boxes(*moov):
+        if kind != "trak":
+            continue
+        hdlr = find(a, b, "mdia", "hdlr")
+        if data[hdlr[0] + 8:hdlr[0] + 12] != b"vide":
+            continue
+        mdhd = find(a, b, "mdia", "mdhd")
+        version = data[mdhd[0]]
+        if version == 1:
+            timescale, duration = struct.unpack(">IQ", data[mdhd[0] + 20:mdhd[0] + 32])
+        else:
+            timescale, duration = struct.unpack(">II", data[mdhd[0] + 12:mdhd[0] + 20])
+        stsz = find(a, b, "mdia", "minf", "stbl", "stsz")
+        count = struct.unpack(">I", data[stsz[0] + 8:stsz[0] + 12])[0]
+        return count, duration / timescale
+    raise AssertionError("no video track in the MP4 file")
+
+
+def test_mp4_has_the_frames_of_its_duration(tmp_path):
     pytest.importorskip("matplotlib")
     from matplotlib import animation
+    if not animation.writers.is_available("ffmpeg"):
+        pytest.skip("the ffmpeg program is not installed (apt-get install ffmpeg): MP4 output cannot be written "
+                    "here; test_mp4_without_ffmpeg_is_a_clear_error covers that case")
+    csv = tmp_path / "p.csv"
+    csv.write_text("time,P1.r[1],P1.r[2],P1.r[3],P1.q[1],P1.q[2],P1.q[3],P1.q[4]\n" + "".join(
+        f"{t:g},{math.sin(t):.6f},{-math.cos(t):.6f},0,1,0,0,0\n" for t in np.linspace(0.0, 1.0, 11)))
+    mp4 = tmp_path / "p.mp4"
+    assert main(["animate", str(MODELS / "pendulum.json"), str(csv), "--mp4", str(mp4), "--fps", "10"]) == 0
+    frames, duration = _mp4_video_samples(mp4)
+    assert frames == int(1.0 * 10) + 1                   # one movie frame per 1/fps of simulated time, both ends
+    assert duration == pytest.approx(frames / 10.0, rel=1e-3)
+
+
+def test_mp4_without_ffmpeg_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from matplotlib import animation
+    monkeypatch.setattr(animation.writers, "is_available", lambda name: False)
     csv = tmp_path / "p.csv"
     csv.write_text("time,P1.r[1],P1.r[2],P1.r[3],P1.q[1],P1.q[2],P1.q[3],P1.q[4]\n0,1,0,0,1,0,0,0\n0.2,0,-1,0,1,0,0,0\n")
     status = main(["animate", str(MODELS / "pendulum.json"), str(csv), "--mp4", str(tmp_path / "p.mp4"), "--fps", "5"])
-    if animation.writers.is_available("ffmpeg"):
-        assert status == 0 and (tmp_path / "p.mp4").stat().st_size > 0
-    else:
-        assert status == 1 and "needs the ffmpeg program" in capsys.readouterr().err
+    assert status == 1 and "needs the ffmpeg program" in capsys.readouterr().err
 
 
 def test_animate_a_cli_result_with_units(tmp_path):

@@ -161,6 +161,9 @@ def cmd_check(args) -> int:
         print(f"    redundant: {label}")
     print(f"  assembled at t = 0 s in {res.iterations} Newton iterations, max |Phi| = {res.residual:.3g}")
     print(f"  interface: {len(channels(model))} output channels, {len(input_channels(model))} inputs")
+    from ..model.validate_contact import contact_warnings
+    for w in contact_warnings(model):
+        print(f"  warning: {w}")
     print("ok")
     return 0
 
@@ -286,6 +289,8 @@ def _record(args, cm, traj, verb: str, plotted: Sequence[str]) -> None:
     span = f"t = {t[0]:g} s" if len(t) == 1 else f"t = {t[0]:g} .. {t[-1]:g} s"
     _echo(args, f"{verb}: {_count(len(t), 'row')}, {span}, {values.shape[1]} channels -> "
                 f"{'standard output' if out == '-' else out}")
+    for note in getattr(traj, "notes", ()):
+        print(f"{verb}: note: {note}", file=sys.stderr)
     if plotted:
         from .plot import plot_channels
         chans = channels(cm.model)

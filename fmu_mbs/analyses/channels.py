@@ -44,12 +44,20 @@ class ChannelEvaluator:
         # one flat vector of raw values per state; the channels gather from it (order of channel_values' blocks)
         sizes = [("marker", MARKER_VALUES * nm), ("s", nmeas), ("sd", nmeas), ("reaction", 6 * len(self._joints)),
                  ("driver", len(self._drivers)), ("out", cm.n_out), ("energy", 3), ("solver", 2)]
-        self._raw = np.zeros(sum(n for _, n in sizes))
+        # after the kernel's blocks: the integrator's energy sums (dissipated, input), given by the caller, and the
+        # marker angles of a planar model (from the quaternions about z, unwrapped from one state to the next)
+        self._planar = bool(model.planar)
+        self._raw = np.zeros(sum(n for _, n in sizes) + 2 + nm)
         self._off: dict[str, int] = {}
         pos = 0
         for key, n in sizes:
             self._off[key] = pos
             pos += n
+        self._off["sums"] = pos
+        self._off["phi"] = pos + 2
+        base = self._off["marker"] + MARKER_VALUES * np.arange(nm)
+        self._quat_w, self._quat_z = base + _MARKER_SLOTS["q"], base + _MARKER_SLOTS["q"] + 3
+        self._prev_phi = np.zeros(nm)
         self._plan = np.array([self._slot(c) for c in self.channels], dtype=np.int64)
         self._off_blocks = np.array([self._off[key] for key, _ in sizes], dtype=np.int64)
 
@@ -72,7 +80,10 @@ class ChannelEvaluator:
     def _slot(self, c: Channel) -> int:
         """Index of channel ``c`` in the raw vector."""
         cm, k = self.cm, max(c.index, 1) - 1
+        if c.kind == "marker" and c.quantity == "phi":
+            return self._off["phi"] + cm.marker_names.index(c.element)
         if c.kind == "marker":
+            k = 2 if c.quantity == "w" and c.index == 0 else k            # a planar model's w: about z
             return self._off["marker"] + 16 * cm.marker_names.index(c.element) + _MARKER_SLOTS[c.quantity] + k
         if c.kind == "joint" and c.quantity in ("s", "sd"):
             return self._off[c.quantity] + cm.coordinate_rows[c.element][k]
@@ -80,6 +91,8 @@ class ChannelEvaluator:
             return self._off["reaction"] + 6 * self._joints.index(c.element) + (3 if c.quantity == "T" else 0) + k
         if c.kind == "driver":
             return self._off["driver"] + self._drivers.index(c.element)
+        if c.kind == "energy" and c.quantity in ("dissipated", "input"):
+            return self._off["sums"] + ("dissipated", "input").index(c.quantity)
         if c.kind == "energy":
             return self._off["energy"] + ("kinetic", "potential", "total").index(c.quantity)
         if c.kind == "solver":
@@ -88,14 +101,17 @@ class ChannelEvaluator:
 
     @property
     def unwrap_memory(self) -> tuple[np.ndarray, bool]:
-        """(previous joint coordinates, whether there is a previous state): the memory of angle unwrapping, which
-        a saved FMU state carries."""
-        return self._prev_s.copy(), self._has_prev
+        """(previous joint coordinates and marker angles, whether there is a previous state): the memory of angle
+        unwrapping, which a saved FMU state carries."""
+        return np.concatenate([self._prev_s, self._prev_phi]), self._has_prev
 
     def set_unwrap_memory(self, prev_s: np.ndarray | None, has_prev: bool) -> None:
         self._has_prev = bool(has_prev) and prev_s is not None
         if prev_s is not None:
-            self._prev_s[:] = prev_s
+            n = len(self._prev_s)
+            self._prev_s[:] = prev_s[:n]
+            if len(prev_s) > n:
+                self._prev_phi[:] = prev_s[n:]
 
     def reset(self) -> None:
         """Forget the previous state (angle unwrapping and RSDA turn counting restart)."""
@@ -104,11 +120,12 @@ class ChannelEvaluator:
 
     def __call__(self, t: float, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, lam: np.ndarray,
                  u: np.ndarray | None = None, iterations: float = 0.0, residual: float = 0.0,
-                 z: np.ndarray | None = None) -> np.ndarray:
+                 z: np.ndarray | None = None, dissipated: float = 0.0, energy_input: float = 0.0) -> np.ndarray:
         """Channel values (in ``self.names`` order) at the state (t, q, qd, qdd, lam) with inputs ``u``
         (None keeps the evaluator's current inputs) and committed element states ``z`` (an integrator's ``zs``;
         None: the states this evaluator carried from its previous call, which suits turn counting but neither
-        pressures nor friction states). A shared evaluator's scratch arrays are overwritten."""
+        pressures nor friction states); ``dissipated`` and ``energy_input`` (J): the integrator's energy sums,
+        the channels energy.dissipated and energy.input. A shared evaluator's scratch arrays are overwritten."""
         ev = self.ev
         q, qd, qdd, lam = (np.asarray(x, dtype=float) for x in (q, qd, qdd, lam))
         if u is not None:
@@ -133,6 +150,17 @@ class ChannelEvaluator:
             ev.cw = grown_contact_workspace(ws.cw)      # too many candidate pairs: grow and evaluate again
             ws = ev.ws
         self._prev_s[:] = prev_s
+        self._raw[self._off["sums"]] = dissipated
+        self._raw[self._off["sums"] + 1] = energy_input
+        if self._planar:
+            phi = 2.0 * np.arctan2(self._raw[self._quat_z], self._raw[self._quat_w])
+            if self._has_prev:
+                jump = phi - self._prev_phi
+                phi = self._prev_phi + np.arctan2(np.sin(jump), np.cos(jump))
+            else:
+                phi = np.arctan2(np.sin(phi), np.cos(phi))
+            self._prev_phi[:] = phi
+            self._raw[self._off["phi"]:self._off["phi"] + len(phi)] = phi
         check_contact_states(self.cm, ws.cw)
         self._has_prev = True
         ev.zs[:] = ev.zn                              # element states (RSDA turns) from this state on
@@ -142,18 +170,22 @@ class ChannelEvaluator:
 def evaluate_channels(cm: CompiledModel, traj: Trajectory) -> np.ndarray:
     """Channel values (N x n_channels) of every row of ``traj``, in the order of ``channels(cm.model)``.
     ``solver.iterations`` and ``solver.residual`` come from traj.info ('iterations'; 'residual' or else
-    'residual_position') when the analysis provides them, else 0."""
+    'residual_position'), ``energy.dissipated`` and ``energy.input`` from 'energy_dissipated' and 'energy_input',
+    when the analysis provides them, else 0."""
     ce = ChannelEvaluator(cm)
     n = len(traj.t)
     out = np.empty((n, len(ce.names)))
     info = traj.info or {}
     iters = info.get("iterations")
     resid = info.get("residual", info.get("residual_position"))
+    zero = np.zeros(n)
+    diss, inp = info.get("energy_dissipated", zero), info.get("energy_input", zero)
     for i in range(n):
         u = None if traj.u is None else traj.u[i]
         z = None if traj.z is None else traj.z[i]
         out[i] = ce(float(traj.t[i]), traj.q[i], traj.qd[i], traj.qdd[i], traj.lam[i], u,
-                    0.0 if iters is None else float(iters[i]), 0.0 if resid is None else float(resid[i]), z)
+                    0.0 if iters is None else float(iters[i]), 0.0 if resid is None else float(resid[i]), z,
+                    float(diss[i]), float(inp[i]))
     return out
 
 

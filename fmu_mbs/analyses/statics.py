@@ -30,6 +30,7 @@ from .trajectory import Trajectory
 FD_STEP = 6e-6        # central-difference step relative to max(1, |q_j|): ~eps^(1/3), error ~1e-11 relative
 LSTSQ_RCOND = 1e-10   # singular values below this (relative) count as zero in Newton steps (neutral directions)
 METHODS = ("auto", "newton", "relaxation")
+MOVED = 1e-3          # a coordinate farther than this (m or rad) from its start: the start was not an equilibrium
 
 
 def force_scale(ev: Evaluator, t: float, q: np.ndarray) -> float:
@@ -172,9 +173,25 @@ def _unbalance_report(ev: Evaluator, t: float, q: np.ndarray, fscale: float, tol
     return "; ".join(parts)
 
 
+def moved_note(cm: CompiledModel, q_start: np.ndarray, q_eq: np.ndarray, start_unbalance: str, k: int = 3) -> str:
+    """A sentence for the user when the equilibrium q_eq lies away from the assembled start q_start (some
+    coordinate moved by more than MOVED, m or rad): the largest moves and the unbalance that drove them; "" if not."""
+    dq = np.asarray(q_eq, dtype=float) - np.asarray(q_start, dtype=float)
+    if not dq.size or np.max(np.abs(dq)) <= MOVED:
+        return ""
+    order = [i for i in np.argsort(-np.abs(dq))[:k] if abs(dq[i]) > MOVED]
+    moves = ", ".join(f"{cm.q_names[i]} {q_start[i]:.4g} -> {q_eq[i]:.4g}" for i in order)
+    why = f" At the start: {start_unbalance}." if start_unbalance else ""
+    return (f"model '{cm.model.name}': the static equilibrium is not where the model starts (largest moves, m or "
+            f"rad: {moves}).{why} If the model should rest where it starts, hold it there (a driver, an actuator "
+            f"or input force, a spring).")
+
+
 def statics(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, *, tol: float = 1e-9,
             max_iter: int = 50, evaluator: Evaluator | None = None, method: str = "auto") -> Trajectory:
-    """Static equilibrium (see _statics); the result gives the channels by name (``traj["crank.r[1]"]``)."""
+    """Static equilibrium (see _statics); the result gives the channels by name (``traj["crank.r[1]"]``). When
+    the equilibrium lies away from the start, ``traj.notes`` says so (moved_note) and ``info['moved']`` is the
+    largest coordinate change (m or rad)."""
     traj = _statics(cm, t, q, tol=tol, max_iter=max_iter, evaluator=evaluator, method=method)
     traj.model = cm
     return traj
@@ -202,6 +219,14 @@ def _statics(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, *, 
     ev = evaluator or Evaluator(cm)
     q_a, _ = assemble_positions(ev, t, cm.q0 if q is None else np.asarray(q, dtype=float))
     fscale = force_scale(ev, t, q_a)
+    start_unbalance = _unbalance_report(ev, t, q_a, fscale, tol)
+
+    def noted(traj: Trajectory) -> Trajectory:
+        traj.info["moved"] = np.atleast_1d(float(np.max(np.abs(traj.q[0] - q_a), initial=0.0)))
+        note = moved_note(cm, q_a, traj.q[0], start_unbalance)
+        if note:
+            traj.notes.append(note)
+        return traj
     attempts = []
     steps = 0
     unstable = None
@@ -210,7 +235,7 @@ def _statics(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, *, 
         if res.converged:
             traj = _finish(ev, t, res, fscale, "statics (newton)", 0)
             if method == "newton" or not traj.info["omega2_min"][0] < 0.0:
-                return traj
+                return noted(traj)
             unstable = traj   # auto: look for a stable equilibrium before settling for this one
         else:
             attempts.append(f"newton from the assembled start: {res.message}")
@@ -223,16 +248,16 @@ def _statics(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, *, 
         except ConvergenceError:
             if unstable is None:
                 raise
-            return _refinish(ev, unstable)
+            return noted(_refinish(ev, unstable))
         steps = rel.steps
         last_q, where = rel.q, "the end of the relaxation"
         attempts.append(f"dynamic relaxation: {rel.message}")
         res = newton_equilibrium(ev, t, rel.q, rel.lam, fscale, tol, max_iter)
         if res.converged:
-            return _finish(ev, t, res, fscale, "statics (dynamic relaxation + newton)", steps)
+            return noted(_finish(ev, t, res, fscale, "statics (dynamic relaxation + newton)", steps))
         attempts.append(f"newton after relaxation: {res.message}")
         if unstable is not None:
-            return _refinish(ev, unstable)
+            return noted(_refinish(ev, unstable))
     raise ConvergenceError(f"model '{cm.model.name}': no static equilibrium found at t = {t:g} s ("
                            + "; ".join(attempts) + f"). At {where}: "
                            + (_unbalance_report(ev, t, last_q, fscale, tol) or "no unbalance above tolerance"))

@@ -33,6 +33,7 @@ class Trajectory:
     analysis: str = ""
     z: np.ndarray | None = None   # (N, n_z) committed element states (friction, contact history), if recorded
     model: CompiledModel | None = field(default=None, repr=False)    # for channels by name
+    notes: list[str] = field(default_factory=list)   # what the analysis wants the user to know (the CLI prints them)
     _channels: dict[str, np.ndarray] | None = field(default=None, init=False, repr=False)
 
     def __len__(self) -> int:

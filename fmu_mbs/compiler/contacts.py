@@ -6,7 +6,9 @@ same set share a signature. ``sig_contact[S, T]`` is the contact element that pa
 one of signature T (-1: none) and ``sig_swap[S, T]`` is 1 if the shape of T is that contact's a side. A pair
 claimed by two contacts is found on signatures: a ModelError naming both. In the kernel, shapes on one body never
 collide (``shape_body``); shapes on bodies joined by a joint are in each other's CSR exclusion list (built from
-the joints, O(joints x shapes on their bodies)), unless the contact pairing them sets ``include_joined``.
+the joints, O(joints x shapes on their bodies)) when the contact pairing them sets ``include_joined`` false.
+Planar models map their kinds (circle, line, capsule, polygon) to the planar kernel codes (PLANAR_SHAPE_CODES);
+a polygon is stored as mesh vertices, counter-clockwise, at z = 0.
 
 Hertz stiffness from material data at run time per pair: k = 4/3 E* sqrt(R*), 1/E* = c_a + c_b with the
 per-shape compliance c = (1 - nu^2)/E, 1/R* = 1/R_a + 1/R_b with flat shapes (plane, box, mesh) of 1/R = 0;
@@ -25,14 +27,19 @@ import numpy as np
 
 from ..errors import ModelError
 from ..kernels import contact as kc
+from ..kernels import contact_geometry as kg
 from ..kernels.contact_geometry import N_SHAPE_PARAMS, pair_supported
 from ..kernels.families import contact as kfc
 from ..model.elements import GROUND, Contact, Model
-from ..model.validate_contact import CURVED_KINDS
+from ..model.validate_contact import CURVED_KINDS, polygon_area
 from .functions import FunctionPool
 from .lowering import LoweringContext
 
-SHAPE_CODES = {"sphere": 0, "plane": 1, "box": 2, "capsule": 3, "cylinder": 4, "ellipsoid": 5, "mesh": 6}
+SHAPE_CODES = {"sphere": kg.SHAPE_SPHERE, "plane": kg.SHAPE_PLANE, "box": kg.SHAPE_BOX, "capsule": kg.SHAPE_CAPSULE,
+               "cylinder": kg.SHAPE_CYLINDER, "ellipsoid": kg.SHAPE_ELLIPSOID, "mesh": kg.SHAPE_MESH}
+#: kernel codes of the shape kinds of planar models (x-y plane of the marker; a circle is a sphere at z = 0)
+PLANAR_SHAPE_CODES = {"circle": kg.SHAPE_SPHERE, "line": kg.SHAPE_LINE, "capsule": kg.SHAPE_PLANAR_CAPSULE,
+                      "polygon": kg.SHAPE_POLYGON}
 LAW_CODES = {"linear": kc.LAW_LINEAR, "hertz": kc.LAW_HERTZ, "hunt_crossley": kc.LAW_HUNT_CROSSLEY,
              "lankarani_nikravesh": kc.LAW_LANKARANI_NIKRAVESH, "flores": kc.LAW_FLORES, "table": kc.LAW_TABLE}
 FRICTION_CODES = {"none": kc.FRICTION_NONE, "coulomb": kc.FRICTION_COULOMB, "stribeck": kc.FRICTION_STRIBECK,
@@ -177,16 +184,22 @@ def compile_contacts(model: Model, midx: dict[str, int], pool: FunctionPool, z_s
     mbody = {m.name: m.body for m in model.markers}
     bidx = {b.name: i for i, b in enumerate(model.bodies)}
     bidx[GROUND] = -1
-    kind = np.array([SHAPE_CODES[s.kind] for s in shapes], dtype=np.int64)
+    codes = PLANAR_SHAPE_CODES if model.dimension == 2 else SHAPE_CODES
+    kind = np.array([codes[s.kind] for s in shapes], dtype=np.int64)
     par = np.zeros((ns, N_SHAPE_PARAMS))
     for i, s in enumerate(shapes):
         par[i, :len(s.dimensions)] = s.dimensions
-    meshes = [s for s in shapes if s.kind == "mesh"]
+    meshes = [s for s in shapes if s.kind in ("mesh", "polygon")]
     mesh_ptr, tri_ptr, verts, tris = [0], [0], [], []
     for k, s in enumerate(meshes):
         par[sidx[s.name], 0] = k
-        verts += [list(v) for v in s.vertices]
-        tris += [list(t) for t in s.triangles]
+        if s.kind == "polygon":      # counter-clockwise in z = 0, with a fan of triangles (the kernels read vertices)
+            v = list(s.vertices) if polygon_area(s.vertices) > 0.0 else list(reversed(s.vertices))
+            verts += [[x, y, 0.0] for x, y in v]
+            tris += [[0, i, i + 1] for i in range(1, len(v) - 1)]
+        else:
+            verts += [list(v) for v in s.vertices]
+            tris += [list(t) for t in s.triangles]
         mesh_ptr.append(len(verts))
         tri_ptr.append(len(tris))
     body_name = [mbody[s.marker] for s in shapes]

@@ -34,8 +34,11 @@ from .contact_geometry import (
     SHAPE_CAPSULE,
     SHAPE_CYLINDER,
     SHAPE_ELLIPSOID,
+    SHAPE_LINE,
     SHAPE_MESH,
+    SHAPE_PLANAR_CAPSULE,
     SHAPE_PLANE,
+    SHAPE_POLYGON,
     SHAPE_SPHERE,
 )
 
@@ -46,8 +49,10 @@ _PLANE_AXIS_TOL = 1e-12   # a plane normal within this of a world axis bounds th
 @njit(cache=True)
 def shape_aabb(kind, par, o, R, mesh_ptr, mesh_verts, lo, hi):
     """World AABB (lo, hi, m) of one shape with pose (o, R); R's columns are the shape axes in world."""
-    if kind == SHAPE_PLANE:
-        # the solid half-space m . (x - o) <= 0, m = R[:, 2], is bounded along axis i only if m = +-e_i
+    if kind == SHAPE_PLANE or kind == SHAPE_LINE:
+        # the solid half-space m . (x - o) <= 0, m = R[:, c] (c = 2; a line's c = 1), is bounded along axis i
+        # only if m = +-e_i
+        c = 2 if kind == SHAPE_PLANE else 1
         for i in range(3):
             lo[i] = -UNBOUNDED
             hi[i] = UNBOUNDED
@@ -55,14 +60,14 @@ def shape_aabb(kind, par, o, R, mesh_ptr, mesh_verts, lo, hi):
             off = 0.0
             for j in range(3):
                 if j != i:
-                    off += R[j, 2] * R[j, 2]
+                    off += R[j, c] * R[j, c]
             if math.sqrt(off) <= _PLANE_AXIS_TOL:
-                if R[i, 2] > 0.0:
+                if R[i, c] > 0.0:
                     hi[i] = o[i]
                 else:
                     lo[i] = o[i]
         return
-    if kind == SHAPE_MESH:
+    if kind == SHAPE_MESH or kind == SHAPE_POLYGON:
         mi = int(par[0] + 0.5)
         for i in range(3):
             lo[i] = UNBOUNDED
@@ -84,6 +89,8 @@ def shape_aabb(kind, par, o, R, mesh_ptr, mesh_verts, lo, hi):
             e = abs(R[i, 0]) * par[0] + abs(R[i, 1]) * par[1] + abs(R[i, 2]) * par[2]
         elif kind == SHAPE_CAPSULE:
             e = abs(R[i, 2]) * par[1] + par[0]
+        elif kind == SHAPE_PLANAR_CAPSULE:
+            e = abs(R[i, 0]) * par[1] + par[0]
         elif kind == SHAPE_CYLINDER:
             # a disc of radius r normal to the axis z reaches r sqrt(1 - z_i^2) along axis i
             e = abs(R[i, 2]) * par[1] + par[0] * math.sqrt(max(1.0 - R[i, 2] * R[i, 2], 0.0))

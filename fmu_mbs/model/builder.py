@@ -285,7 +285,7 @@ class ModelBuilder:
                     unloading_curve=None, friction: str = "none", mu: float = 0.0, mu_static: float | None = None,
                     stribeck_speed: float = 0.01, viscous: float = 0.0, velocity_threshold: float = 1e-3,
                     ramp: str = "linear", tangential_stiffness: float = 0.0, tangential_damping: float = 0.0,
-                    include_joined: bool = False) -> str:
+                    include_joined: bool = True) -> str:
         """Contact between the shapes ``shapes_a`` and ``shapes_b`` (a name or a list of names each); the
         normal law and friction are documented in elements.Contact."""
         names = lambda s: (s,) if isinstance(s, str) else tuple(str(x) for x in s)  # noqa: E731

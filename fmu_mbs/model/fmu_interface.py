@@ -20,7 +20,7 @@ from .names import Channel, channels, input_channels
 #: quantities an element kind declares as FMU outputs by default (kinds missing here: every quantity)
 DEFAULT_OUTPUTS: dict[str, tuple[str, ...]] = {
     "marker": ("r", "v"),
-    "port marker": ("r", "v", "q", "w"),
+    "port marker": ("r", "v", "q", "phi", "w"),
     "joint": ("s", "sd"),
     "driver": ("f",),
     "energy": ("kinetic", "potential", "total"),

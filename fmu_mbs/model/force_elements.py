@@ -174,7 +174,10 @@ class PassiveCylinder(Interface):
 # --- contact: shapes and contact elements -------------------------------------------------------
 
 #: shape kinds and the number of ``dimensions`` each takes (see Shape)
-SHAPE_KINDS = {"sphere": 1, "plane": 0, "box": 3, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "mesh": 0}
+SHAPE_KINDS = {"sphere": 1, "plane": 0, "box": 3, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "mesh": 0,
+               "circle": 1, "line": 0, "polygon": 0}
+#: the shape kinds of planar models (in the marker's x-y plane); the others are spatial, except capsule (both)
+PLANAR_SHAPE_KINDS = ("circle", "line", "capsule", "polygon")
 CONTACT_LAWS = ("linear", "hertz", "hunt_crossley", "lankarani_nikravesh", "flores", "table")
 FRICTION_MODELS = ("none", "coulomb", "stribeck", "bristle")
 FRICTION_RAMPS = ("linear", "smooth")
@@ -185,8 +188,11 @@ class Shape:
     """A contact shape attached to ``marker`` (its frame is the marker frame). Kinds and ``dimensions``:
     sphere [radius]; plane [] (half-space z < 0 of the marker frame, normal +z); box [half extents x, y, z];
     capsule and cylinder [radius, half length along z]; ellipsoid [semi-axes x, y, z]; mesh [] with
-    ``vertices`` (marker frame) and ``triangles`` (counter-clockwise seen from outside). ``young`` and
-    ``poisson`` give contact stiffness from material data (Hertz)."""
+    ``vertices`` (marker frame) and ``triangles`` (counter-clockwise seen from outside). Planar models take
+    planar kinds in the marker's x-y plane: circle [radius]; line [] (half-plane y < 0 of the marker frame,
+    normal +y: the line is the marker's x axis); capsule [radius, half length along x]; polygon [] with
+    ``vertices`` [[x, y], ...] of a convex polygon. ``young`` and ``poisson`` give contact stiffness from
+    material data (Hertz)."""
 
     name: str
     marker: str
@@ -194,8 +200,8 @@ class Shape:
     dimensions: Vec = param("m", "size parameters of the kind (see above)", ())
     young: float | None = field(default=None, metadata={"unit": "Pa", "doc": "Young's modulus (optional)"})
     poisson: float | None = field(default=None, metadata={"unit": "1", "doc": "Poisson ratio (optional)"})
-    vertices: tuple[Vec, ...] | None = field(default=None, metadata={"unit": "m",
-                                                                     "doc": "mesh vertices [[x, y, z], ...]"})
+    vertices: tuple[Vec, ...] | None = field(default=None, metadata={
+        "unit": "m", "doc": "mesh vertices [[x, y, z], ...] (polygon: [[x, y], ...])"})
     triangles: tuple[tuple[int, ...], ...] | None = field(default=None, metadata={
         "unit": "", "doc": "mesh triangles [[i, j, k], ...] (0-based vertex indices)"})
 
@@ -203,7 +209,7 @@ class Shape:
 @dataclass(frozen=True)
 class Contact(Interface):
     """Compliant contact between every shape of ``shapes_a`` and every shape of ``shapes_b`` (shapes on one body,
-    or on bodies joined by a joint unless ``include_joined``, are skipped). Depth d > 0, rate d' (> 0 closing).
+    or on bodies joined by a joint when ``include_joined`` is false, are skipped). Depth d > 0, rate d' (> 0 closing).
     Normal force fn >= 0 (never attracting) by ``law``: linear f = k d + c s(d) d'; hertz f = k d^n + c s(d) d'
     (s(d) ramps the damping smoothly from 0 at first touch to 1 at ``damping_depth``, so the force does not jump);
     hunt_crossley, lankarani_nikravesh and flores f = k d^n (1 + chi d'/d'-) with d'- the closing speed at first
@@ -242,7 +248,7 @@ class Contact(Interface):
     ramp: str = param("", "regularisation ramp: linear or smooth", "linear")
     tangential_stiffness: float = param("N/m", "bristle stiffness per contact point", 0.0)
     tangential_damping: float = param("N*s/m", "bristle damping per contact point", 0.0)
-    include_joined: bool = param("", "also collide shapes of bodies joined by a joint", False)
+    include_joined: bool = param("", "collide shapes of bodies joined by a joint too (false: skip them)", True)
 
 
 JOINT_FRICTION_MODELS = ("coulomb", "stribeck", "bristle")

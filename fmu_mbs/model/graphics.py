@@ -62,6 +62,37 @@ def graphic_problems(model: Model) -> list[str]:
     return p
 
 
+def _prism(outline, half: float) -> tuple[tuple, tuple]:
+    """(vertices, triangles) of the prism z in [-half, half] over a convex outline [(x, y), ...] (either order)."""
+    n = len(outline)
+    area = sum(outline[i][0] * outline[(i + 1) % n][1] - outline[(i + 1) % n][0] * outline[i][1] for i in range(n))
+    pts = list(outline) if area > 0.0 else list(reversed(outline))
+    verts = tuple((x, y, half) for x, y in pts) + tuple((x, y, -half) for x, y in pts)
+    tris = [(0, i, i + 1) for i in range(1, n - 1)] + [(n, n + i + 1, n + i) for i in range(1, n - 1)]
+    for i in range(n):
+        j = (i + 1) % n
+        tris += [(i, n + i, n + j), (i, n + j, j)]
+    return verts, tuple(tris)
+
+
+def _planar_shape_graphic(s, size: float) -> Graphic:
+    """A planar model's contact shape drawn in its marker's x-y plane: a circle as a thin cylinder along z, a line
+    as a long thin box along its x axis, a polygon or capsule as a thin prism over its outline."""
+    name, half = f"shape_{s.name}", 2.0 * size
+    if s.kind == "circle":
+        return Graphic(name, s.marker, "cylinder", (s.dimensions[0], half))
+    if s.kind == "line":
+        return Graphic(name, s.marker, "box", (100.0 * size, 0.2 * size, 4.0 * half), opacity=0.5)
+    if s.kind == "capsule":
+        r, h = s.dimensions
+        arc = [(h + r * math.cos(a), r * math.sin(a)) for a in (math.pi * (k / 8.0 - 0.5) for k in range(9))]
+        outline = arc + [(-x, -y) for x, y in arc]
+    else:
+        outline = [tuple(v) for v in s.vertices]
+    verts, tris = _prism(outline, half)
+    return Graphic(name, s.marker, "mesh", (), vertices=verts, triangles=tris)
+
+
 def default_graphics(model: Model, size: float) -> tuple[Graphic, ...]:
     """The graphics drawn for ``model``: its own if it has any, else its contact shapes, links between the
     centre of mass of every body and its markers (``BODY_PREFIX`` + body name stands for the centre of mass), along
@@ -72,6 +103,9 @@ def default_graphics(model: Model, size: float) -> tuple[Graphic, ...]:
     out: list[Graphic] = []
     body_of = {m.name: m.body for m in model.markers}
     for s in model.shapes:
+        if model.dimension == 2:
+            out.append(_planar_shape_graphic(s, size))
+            continue
         dims = (4.0 * 25.0 * size,) if s.kind == "plane" else s.dimensions
         out.append(Graphic(f"shape_{s.name}", s.marker, s.kind, tuple(dims), vertices=s.vertices,
                            triangles=s.triangles, opacity=0.5 if s.kind == "plane" else 1.0))

@@ -8,8 +8,9 @@ Outputs, in this order:
 
 - every marker ``m``: ``m.r[1..3]`` origin position (m), ``m.v[1..3]`` origin velocity (m/s),
   ``m.a[1..3]`` origin acceleration (m/s2), ``m.q[1..4]`` orientation quaternion of the marker frame
-  [w, x, y, z] (1), ``m.w[1..3]`` angular velocity (rad/s); world axes; planar models have z = 0 and a
-  quaternion about z.
+  [w, x, y, z] (1), ``m.w[1..3]`` angular velocity (rad/s); world axes. Planar models have no z, quaternion
+  or 3D angular velocity: ``m.r[1..2]``, ``m.v[1..2]``, ``m.a[1..2]``, ``m.phi`` the frame angle about z
+  (rad, continuous over turns) and ``m.w`` the angular velocity about z (rad/s).
 - every joint ``j``: ``j.s``, ``j.sd`` for revolute and prismatic joints (rad, rad/s or m, m/s),
   ``j.s[1..2]``, ``j.sd[1..2]`` for cylindrical joints (translation, rotation); then the reaction
   ``j.F[1..3]`` (N) and ``j.T[1..3]`` (N.m) on marker_j's body about marker_j's origin (analyses/reactions.py).
@@ -26,7 +27,10 @@ Outputs, in this order:
   or ``force`` (prismatic, N): the friction on marker_j's body along the joint axis, ``slip`` (sliding speed at
   the friction surface, m/s), ``load`` (normal load from the reaction and preload, N).
 - ``energy.kinetic``, ``energy.potential`` (gravity and springs), ``energy.total`` (J);
-  ``solver.iterations``, ``solver.residual`` (1).
+  ``solver.iterations``, ``solver.residual`` (1); ``energy.dissipated`` (work removed by dampers, friction and
+  contact hysteresis since the start) and ``energy.input`` (work of loads, inputs, actuators and drivers) (J), as
+  the integrator sums them (0 where no integrator ran, as in statics): a passive model keeps kinetic + potential +
+  dissipated - input constant.
 
 Inputs (``input_channels``), in the order of CompiledModel.input_names: ``<actuator>.f`` (N), then
 ``<cylinder>.Uref`` (1, valve reference) of every hydraulic cylinder, then ``<passive>.f`` (N) of every
@@ -72,10 +76,13 @@ _COORDINATE_UNITS = {"rotation": ("rad", "rad/s", "N.m"), "translation": ("m", "
 
 _DESCRIPTIONS = {
     "r": "origin position", "v": "origin velocity", "a": "origin acceleration", "q": "orientation quaternion",
-    "w": "angular velocity", "s": "joint coordinate", "sd": "joint coordinate rate", "F": "force", "T": "torque",
+    "w": "angular velocity", "phi": "frame angle about z", "s": "joint coordinate", "sd": "joint coordinate rate",
+    "F": "force", "T": "torque",
     "f": "force", "length": "length", "speed": "rate of length", "angle": "angle", "force": "force",
     "kinetic": "kinetic energy", "potential": "potential energy (gravity and springs)",
     "total": "total mechanical energy",
+    "dissipated": "energy dissipated since the start (integrator sum)",
+    "input": "work input since the start (integrator sum)",
     "fn": "normal force", "ft": "friction force", "depth": "penetration",
     "torque": "torque", "slip": "sliding speed", "load": "normal load",
     "p1": "chamber 1 (piston side) pressure", "p2": "chamber 2 (rod side) pressure", "U": "spool position",
@@ -117,8 +124,12 @@ def _scalar(element: str, quantity: str, unit: str, kind: str) -> Channel:
     return Channel(f"{element}.{quantity}", unit, element, quantity, 0, kind)
 
 
-def marker_channels(name: str) -> list[Channel]:
-    """r, v, a, q, w of one marker (16 channels)."""
+def marker_channels(name: str, planar: bool = False) -> list[Channel]:
+    """r, v, a, q, w of one marker (16 channels); of a planar model's marker r, v, a in x-y, phi and w (8)."""
+    if planar:
+        return (_vector(name, "r", "m", 2, "marker") + _vector(name, "v", "m/s", 2, "marker")
+                + _vector(name, "a", "m/s2", 2, "marker") + [_scalar(name, "phi", "rad", "marker"),
+                                                             _scalar(name, "w", "rad/s", "marker")])
     return (_vector(name, "r", "m", 3, "marker") + _vector(name, "v", "m/s", 3, "marker")
             + _vector(name, "a", "m/s2", 3, "marker") + _vector(name, "q", "1", 4, "marker")
             + _vector(name, "w", "rad/s", 3, "marker"))
@@ -140,7 +151,7 @@ def channels(model: Model) -> list[Channel]:
     """Every output channel of ``model``, in the documented order (see the module docstring)."""
     out: list[Channel] = []
     for mk in model.markers:
-        out += marker_channels(mk.name)
+        out += marker_channels(mk.name, model.planar)
     joint_types = {}
     for j in model.joints:
         joint_types[j.name] = j.type
@@ -153,6 +164,7 @@ def channels(model: Model) -> list[Channel]:
         out += signal_channels(f.name, f.outputs(model), _FORCE_TAG[type(f)])
     out += [_scalar("energy", q, "J", "energy") for q in ("kinetic", "potential", "total")]
     out += [_scalar("solver", "iterations", "1", "solver"), _scalar("solver", "residual", "1", "solver")]
+    out += [_scalar("energy", q, "J", "energy") for q in ("dissipated", "input")]
     return out
 
 

@@ -202,6 +202,9 @@ def channel_table() -> str:
     for kind, els in examples.items():
         model = Model("x", 3, (0.0, 0.0, 0.0), markers=(Marker("m"),), joints=els[-1:] if "joint" in kind else ())
         add(kind, channels(model), els[0].name)
+        if kind == "marker":
+            planar = Model("x", 2, (0.0, 0.0), markers=(Marker("m", position=(0.0, 0.0)),))
+            add("marker (planar model)", channels(planar), "m")
     model = Model("x", 3, (0.0, 0.0, 0.0), markers=(Marker("m"),), joints=(joint,), drivers=(Driver("d", "j"),))
     add("driver (N on a translation, N.m on a rotation)", channels(model), "d")
     for kind, signals in forces.items():

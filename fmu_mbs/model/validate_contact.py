@@ -6,10 +6,11 @@ import math
 
 from .attachments import placement_problems
 from .elements import CONTACT_LAWS, FRICTION_MODELS, FRICTION_RAMPS, SHAPE_KINDS, Contact, Model
+from .force_elements import PLANAR_SHAPE_KINDS
 
 #: shape kinds with a finite curvature radius for Hertz stiffness: the radius is dimensions[0]
 #: (ellipsoid: its smallest semi-axis); the other kinds are flat (infinite radius)
-CURVED_KINDS = ("sphere", "capsule", "cylinder", "ellipsoid")
+CURVED_KINDS = ("sphere", "capsule", "cylinder", "ellipsoid", "circle")
 
 
 def friction_law_problems(w: str, friction: str, models, ramp: str, mu: float, mu_static: float | None,
@@ -55,6 +56,12 @@ def shape_problems(model: Model) -> list[str]:
         p += placement_problems(w, s.marker, s.kind, s.dimensions, SHAPE_KINDS, markers)
         if s.kind not in SHAPE_KINDS:
             continue
+        planar_kinds = PLANAR_SHAPE_KINDS if model.dimension == 2 else tuple(k for k in SHAPE_KINDS if k not in
+                                                                              PLANAR_SHAPE_KINDS or k == "capsule")
+        if s.kind not in planar_kinds:
+            p.append(f"{w}: a {'planar' if model.dimension == 2 else 'spatial'} model takes the shape kinds "
+                     f"{', '.join(planar_kinds)}, got {s.kind!r}")
+            continue
         if s.young is not None and not (_number(s.young) and s.young > 0.0):
             p.append(f"{w}: 'young' must be positive, got {s.young}")
         if s.poisson is not None and not (_number(s.poisson) and -1.0 < s.poisson < 0.5):
@@ -66,17 +73,41 @@ def shape_problems(model: Model) -> list[str]:
                 p.append(f"{w}: 'vertices' must be finite [x, y, z] points")
             elif not all(len(t) == 3 and all(0 <= i < len(s.vertices) for i in t) for t in s.triangles):
                 p.append(f"{w}: 'triangles' must be [i, j, k] vertex indices in 0..{len(s.vertices) - 1}")
+        elif s.kind == "polygon":
+            p += _polygon_problems(w, s.vertices, s.triangles)
         elif s.vertices is not None or s.triangles is not None:
-            p.append(f"{w}: 'vertices' and 'triangles' apply to meshes only")
+            p.append(f"{w}: 'vertices' and 'triangles' apply to meshes (and 'vertices' to polygons) only")
     return p
+
+
+def polygon_area(vertices) -> float:
+    """Signed area of a polygon [[x, y], ...] (m^2; > 0 for counter-clockwise vertices; shoelace formula)."""
+    n = len(vertices)
+    return 0.5 * sum(vertices[i][0] * vertices[(i + 1) % n][1] - vertices[(i + 1) % n][0] * vertices[i][1]
+                     for i in range(n))
+
+
+def _polygon_problems(w: str, vertices, triangles) -> list[str]:
+    """A polygon needs >= 3 finite [x, y] vertices of a convex polygon with area (either orientation)."""
+    if triangles is not None:
+        return [f"{w}: a polygon takes 'vertices' only (no 'triangles')"]
+    if not vertices or len(vertices) < 3 or not all(len(v) == 2 and all(_number(x) for x in v) for v in vertices):
+        return [f"{w}: a polygon needs 'vertices' [[x, y], ...]: at least 3 finite points in the marker's x-y plane"]
+    n = len(vertices)
+    area = polygon_area(vertices)
+    edges = [(vertices[(i + 1) % n][0] - vertices[i][0], vertices[(i + 1) % n][1] - vertices[i][1]) for i in range(n)]
+    turns = [math.atan2(a[0] * b[1] - a[1] * b[0], a[0] * b[0] + a[1] * b[1])
+             for a, b in zip(edges, edges[1:] + edges[:1])]
+    # convex: every turn one way and once around in all (a star polygon turns the same way but twice around)
+    if abs(area) <= 0.0 or any(t * area < 0.0 for t in turns) or abs(abs(sum(turns)) - 2 * math.pi) > 1e-6:
+        return [f"{w}: the polygon must be convex with a non-zero area (vertices in order around it)"]
+    return []
 
 
 def contact_problems(model: Model, c: Contact) -> list[str]:
     """Problems of one contact element."""
     w = f"contact '{c.name}'"
     p: list[str] = []
-    if model.dimension != 3:
-        return [f"{w}: contacts need a spatial model (dimension 3)"]
     shapes = {s.name: s for s in model.shapes}
     for side in ("shapes_a", "shapes_b"):
         names = getattr(c, side)
@@ -136,3 +167,44 @@ def all_contact_problems(model: Model) -> list[str]:
         if c is not None and getattr(c, field, 0.0) is None:
             p.append(f"exposed parameter '{entry}': contact '{element}' has no value for '{field}' to expose")
     return p
+
+
+def contact_warnings(model: Model) -> list[str]:
+    """Pairs of shapes of a contact element that can never fire (``check`` prints them; not errors): shapes on
+    one body (or both on ground), and shapes on bodies joined by a joint when ``include_joined`` is false. One
+    message per contact and reason, naming the first such pair (and how many more there are)."""
+    body = {m.name: m.body for m in model.markers}
+    shape_body = {s.name: body.get(s.marker) for s in model.shapes}
+    joined = {}
+    for j in model.joints:
+        a, b = body.get(j.marker_i), body.get(j.marker_j)
+        if a is not None and b is not None and a != b:
+            joined[(a, b)] = joined[(b, a)] = j.name
+    out = []
+    for c in model.forces:
+        if not isinstance(c, Contact):
+            continue
+        found: dict[str, list[tuple[str, str]]] = {"same": [], "joined": []}
+        for sa in c.shapes_a:
+            for sb in c.shapes_b:
+                ba, bb = shape_body.get(sa), shape_body.get(sb)
+                if sa == sb or ba is None or bb is None:
+                    continue
+                if ba == bb:
+                    found["same"].append((sa, sb))
+                elif not c.include_joined and (ba, bb) in joined:
+                    found["joined"].append((sa, sb))
+        for reason, pairs in found.items():
+            if not pairs:
+                continue
+            sa, sb = pairs[0]
+            n = len(pairs) - 1
+            more = f" (and {n} more such pair{'s' if n > 1 else ''})" if n else ""
+            if reason == "same":
+                out.append(f"contact '{c.name}': shapes '{sa}' and '{sb}' are both on body '{shape_body[sa]}': "
+                           f"shapes on one body never collide{more}")
+            else:
+                out.append(f"contact '{c.name}': shapes '{sa}' and '{sb}' are on bodies joined by a joint "
+                           f"('{shape_body[sa]}' and '{shape_body[sb]}') and include_joined is false: they never "
+                           f"collide{more}")
+    return out

@@ -64,6 +64,12 @@ Methods (P is the plane point o_b, m its normal R_b[:, 2]; "deepest point" is al
   At most the 8 deepest points are kept. Valid while the centre stays outside the mesh (depth < r). Cost:
   a bounding-box reject per triangle, O(triangles) per call (no hierarchy inside a mesh; the broad phase
   bounds the mesh as a whole), plus a scan of the triangles for each edge or vertex point.
+
+Planar models (shapes in the marker's x-y plane, world z = 0): a circle is a sphere; a line is the half-plane
+y < 0 of its marker (the plane kernels with m = R_b[:, 1]); a planar capsule lies along its marker's x axis (the
+capsule kernels with that axis); a convex polygon is stored as mesh vertices (counter-clockwise, z = 0): against a
+line every vertex below it is a point (as mesh-plane), against a circle one point (planar.py: the closest boundary
+point, or out through the edge of least penetration when the centre is inside).
 """
 
 from __future__ import annotations
@@ -77,13 +83,17 @@ from .shapes import (
     SHAPE_CAPSULE,
     SHAPE_CYLINDER,
     SHAPE_ELLIPSOID,
+    SHAPE_LINE,
     SHAPE_MESH,
+    SHAPE_PLANAR_CAPSULE,
     SHAPE_PLANE,
+    SHAPE_POLYGON,
     SHAPE_SPHERE,
     SUPPORTED_PAIRS,
     pair_supported,
 )
 
 __all__ = ["MAX_POINTS", "N_SHAPE_KINDS", "N_SHAPE_PARAMS", "SHAPE_BOX", "SHAPE_CAPSULE", "SHAPE_CYLINDER",
-           "SHAPE_ELLIPSOID", "SHAPE_MESH", "SHAPE_PLANE", "SHAPE_SPHERE", "SUPPORTED_PAIRS", "collide",
+           "SHAPE_ELLIPSOID", "SHAPE_LINE", "SHAPE_MESH", "SHAPE_PLANAR_CAPSULE", "SHAPE_PLANE", "SHAPE_POLYGON",
+           "SHAPE_SPHERE", "SUPPORTED_PAIRS", "collide",
            "pair_supported", "sphere_plane", "sphere_sphere"]

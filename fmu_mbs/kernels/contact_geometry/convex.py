@@ -45,7 +45,12 @@ def _closest_on_segment(c, o, z, h):
 
 @njit(cache=True)
 def _sphere_capsule(r, c, rc, h, o, R, out, k):
-    z = _col(R, 2)
+    return _sphere_capsule_axis(r, c, rc, h, o, _col(R, 2), out, k)
+
+
+@njit(cache=True)
+def _sphere_capsule_axis(r, c, rc, h, o, z, out, k):
+    """Sphere (r, c) against the capsule of radius rc about the segment o + s z, |s| <= h (z a unit vector)."""
     q = _closest_on_segment(c, o, z, h)
     return _sphere_sphere(r, c, rc, q, _any_normal(z), out, k)
 
@@ -87,8 +92,12 @@ def _segment_segment(p1, d1, p2, d2):
 
 @njit(cache=True)
 def _capsule_capsule(ra, ha, oa, Ra, rb, hb, ob, Rb, out, k):
-    za = _col(Ra, 2)
-    zb = _col(Rb, 2)
+    return _capsule_capsule_axes(ra, ha, oa, _col(Ra, 2), rb, hb, ob, _col(Rb, 2), out, k)
+
+
+@njit(cache=True)
+def _capsule_capsule_axes(ra, ha, oa, za, rb, hb, ob, zb, out, k):
+    """Two capsules about the segments o + s z, |s| <= h (z unit vectors)."""
     pa = _axpy(-ha, za, oa)
     pb = _axpy(-hb, zb, ob)
     da = _scale(2.0 * ha, za)

@@ -4,17 +4,36 @@ from __future__ import annotations
 
 from numba import njit
 
-from .convex import _capsule_capsule, _sphere_box, _sphere_capsule, _sphere_sphere
+from .convex import (
+    _capsule_capsule,
+    _capsule_capsule_axes,
+    _sphere_box,
+    _sphere_capsule,
+    _sphere_capsule_axis,
+    _sphere_sphere,
+)
 from .ellipsoids import _ellipsoid_ellipsoid, _shape_matrix
 from .mesh import _sphere_mesh
-from .planes import _box_plane, _capsule_plane, _cylinder_plane, _ellipsoid_plane, _mesh_plane, _sphere_plane
+from .planar import _circle_polygon
+from .planes import (
+    _box_plane,
+    _capsule_axis_plane,
+    _capsule_plane,
+    _cylinder_plane,
+    _ellipsoid_plane,
+    _mesh_plane,
+    _sphere_plane,
+)
 from .shapes import (
     SHAPE_BOX,
     SHAPE_CAPSULE,
     SHAPE_CYLINDER,
     SHAPE_ELLIPSOID,
+    SHAPE_LINE,
     SHAPE_MESH,
+    SHAPE_PLANAR_CAPSULE,
     SHAPE_PLANE,
+    SHAPE_POLYGON,
     SHAPE_SPHERE,
 )
 from .vec import _col, _vec
@@ -41,6 +60,15 @@ def _collide_ordered(ka, pa, oa, Ra, kb, pb, ob, Rb, mesh_ptr, mesh_verts, mesh_
         if ka == SHAPE_MESH:
             return _mesh_plane(int(pa[0] + 0.5), ca, Ra, mesh_ptr, mesh_verts, cb, m, out, 0)
         return -1
+    if kb == SHAPE_LINE:
+        m = _col(Rb, 1)           # a line's normal is its marker's y axis
+        if ka == SHAPE_SPHERE:
+            return _sphere_plane(pa[0], ca, cb, m, out, 0)
+        if ka == SHAPE_PLANAR_CAPSULE:
+            return _capsule_axis_plane(pa[0], pa[1], ca, _col(Ra, 0), cb, m, out, 0)
+        if ka == SHAPE_POLYGON:
+            return _mesh_plane(int(pa[0] + 0.5), ca, Ra, mesh_ptr, mesh_verts, cb, m, out, 0)
+        return -1
     if ka == SHAPE_SPHERE:
         if kb == SHAPE_SPHERE:
             return _sphere_sphere(pa[0], ca, pb[0], cb, (0.0, 0.0, 1.0), out, 0)
@@ -51,6 +79,10 @@ def _collide_ordered(ka, pa, oa, Ra, kb, pb, ob, Rb, mesh_ptr, mesh_verts, mesh_
         if kb == SHAPE_MESH:
             return _sphere_mesh(pa[0], ca, int(pb[0] + 0.5), cb, Rb, mesh_ptr, mesh_verts, mesh_tri_ptr, mesh_tris,
                                 out, 0)
+        if kb == SHAPE_PLANAR_CAPSULE:
+            return _sphere_capsule_axis(pa[0], ca, pb[0], pb[1], cb, _col(Rb, 0), out, 0)
+        if kb == SHAPE_POLYGON:
+            return _circle_polygon(pa[0], ca, int(pb[0] + 0.5), cb, Rb, mesh_ptr, mesh_verts, out, 0)
         if kb == SHAPE_ELLIPSOID:
             r2 = pa[0] * pa[0]
             return _ellipsoid_ellipsoid(ca, (r2, r2, r2, 0.0, 0.0, 0.0), cb,
@@ -58,6 +90,8 @@ def _collide_ordered(ka, pa, oa, Ra, kb, pb, ob, Rb, mesh_ptr, mesh_verts, mesh_
         return -1
     if ka == SHAPE_CAPSULE and kb == SHAPE_CAPSULE:
         return _capsule_capsule(pa[0], pa[1], ca, Ra, pb[0], pb[1], cb, Rb, out, 0)
+    if ka == SHAPE_PLANAR_CAPSULE and kb == SHAPE_PLANAR_CAPSULE:
+        return _capsule_capsule_axes(pa[0], pa[1], ca, _col(Ra, 0), pb[0], pb[1], cb, _col(Rb, 0), out, 0)
     if ka == SHAPE_ELLIPSOID and kb == SHAPE_ELLIPSOID:
         return _ellipsoid_ellipsoid(ca, _shape_matrix(Ra, pa[0], pa[1], pa[2]), cb,
                                     _shape_matrix(Rb, pb[0], pb[1], pb[2]), out, 0)

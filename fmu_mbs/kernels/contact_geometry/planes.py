@@ -15,7 +15,12 @@ def _sphere_plane(r, c, P, m, out, k):
 
 @njit(cache=True)
 def _capsule_plane(r, h, o, R, P, m, out, k):
-    z = _col(R, 2)
+    return _capsule_axis_plane(r, h, o, _col(R, 2), P, m, out, k)
+
+
+@njit(cache=True)
+def _capsule_axis_plane(r, h, o, z, P, m, out, k):
+    """The capsule of radius r about the segment o + s z, |s| <= h, against the plane (P, m): its two ends."""
     k = _point_below_plane(_axpy(h, z, o), r, m, P, out, k)
     return _point_below_plane(_axpy(-h, z, o), r, m, P, out, k)
 

@@ -9,7 +9,11 @@ SHAPE_CAPSULE = 3
 SHAPE_CYLINDER = 4
 SHAPE_ELLIPSOID = 5
 SHAPE_MESH = 6
-N_SHAPE_KINDS = 7
+# planar kinds (shapes of planar models, in the marker's x-y plane)
+SHAPE_LINE = 7          # half-plane y < 0 of the marker frame, normal +y (the plane kernels with m = R[:, 1])
+SHAPE_PLANAR_CAPSULE = 8  # capsule along the marker's x axis: [radius, half length]
+SHAPE_POLYGON = 9       # convex polygon, vertices counter-clockwise in the marker's x-y plane (mesh storage)
+N_SHAPE_KINDS = 10
 N_SHAPE_PARAMS = 4
 MAX_POINTS = 8
 
@@ -20,6 +24,8 @@ SUPPORTED_PAIRS = frozenset([
     (SHAPE_PLANE, SHAPE_BOX), (SHAPE_PLANE, SHAPE_CAPSULE), (SHAPE_PLANE, SHAPE_CYLINDER),
     (SHAPE_PLANE, SHAPE_ELLIPSOID), (SHAPE_PLANE, SHAPE_MESH),
     (SHAPE_CAPSULE, SHAPE_CAPSULE), (SHAPE_ELLIPSOID, SHAPE_ELLIPSOID),
+    (SHAPE_SPHERE, SHAPE_LINE), (SHAPE_SPHERE, SHAPE_PLANAR_CAPSULE), (SHAPE_SPHERE, SHAPE_POLYGON),
+    (SHAPE_LINE, SHAPE_PLANAR_CAPSULE), (SHAPE_LINE, SHAPE_POLYGON), (SHAPE_PLANAR_CAPSULE, SHAPE_PLANAR_CAPSULE),
 ])
 
 

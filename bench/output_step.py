@@ -1,0 +1,60 @@
+"""Output-step cost: ``simulate`` with rows every m integration steps beside recording every step (the peer), and
+the cost of evaluating the channels of a row beside the cost of an integration step.
+
+For each m in --multiples: wall time of simulate(pendulum, t_end, h, output_step=m h) over the time of
+output_step = h (ratio < 1: fewer rows cost less, as they should), then evaluate_channels of the every-step
+result, in microseconds per row. Median of --repeats runs after one warm-up run (kernels compiled).
+
+    OPENBLAS_NUM_THREADS=1 python bench/output_step.py --t-end 10 --step 1e-3 --multiples 1 2 10 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+from fmu_mbs.analyses.channels import evaluate_channels
+from fmu_mbs.analyses.simulate import simulate
+from fmu_mbs.compiler import compile_model
+from fmu_mbs.model import load_model
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _time(f, repeats: int) -> float:
+    f()
+    runs = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        f()
+        runs.append(time.perf_counter() - t0)
+    return statistics.median(runs)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", default=str(ROOT / "models" / "pendulum.json"))
+    ap.add_argument("--t-end", type=float, default=10.0)
+    ap.add_argument("--step", type=float, default=1e-3)
+    ap.add_argument("--multiples", type=int, nargs="+", default=[1, 2, 10, 100])
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args(argv)
+    cm = compile_model(load_model(args.model))
+    h, n_steps = args.step, round(args.t_end / args.step)
+    base = _time(lambda: simulate(cm, args.t_end, h), args.repeats)
+    print(f"model {Path(args.model).name}, {n_steps} steps of {h:g} s")
+    print("| output step | simulate wall (s) | vs every step | µs per integration step |")
+    print("|---|---|---|---|")
+    for m in args.multiples:
+        w = base if m == 1 else _time(lambda m=m: simulate(cm, args.t_end, h, output_step=m * h), args.repeats)
+        print(f"| {m} h | {w:.3f} | {w / base:.2f} | {1e6 * w / n_steps:.1f} |")
+    traj = simulate(cm, args.t_end, h)
+    w = _time(lambda: evaluate_channels(cm, traj), args.repeats)
+    print(f"evaluate_channels: {len(traj.t)} rows in {w:.3f} s = {1e6 * w / len(traj.t):.1f} µs per row "
+          f"(an integration step: {1e6 * base / n_steps:.1f} µs)")
+
+
+if __name__ == "__main__":
+    main()
