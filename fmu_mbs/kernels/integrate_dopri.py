@@ -126,7 +126,7 @@ def _norm(q, qd, q0, qd0, kq, kv, h, rtol, atol):
     return s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def event_signature(m, out):
     """Hash of the discrete regime after a force evaluation (its element outputs ``out``): per contact element
     whether it touches (depth > 0), per hydraulic cylinder whether its piston is in an end stop (within l_end of
@@ -165,7 +165,7 @@ def first_step(q, qd, qdd, rtol, atol, h_max):
     return min(h, h_max, 0.1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def start_state(m, sv, bv, pat, st, ws, dw, opt, t, balance, noncons):
     """The first stage at the current state (t, q, qd) with the committed element states (static: h = 0): its
     accelerations, power and event signature into dw. Returns (elastic energy J, failing envelope row or -1)."""
@@ -185,7 +185,7 @@ def start_state(m, sv, bv, pat, st, ws, dw, opt, t, balance, noncons):
     return V, -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def try_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, rtol, atol):
     """Stages 2-7 of the step (t, hs) from the start (dw.q0, dw.qd0, stage 1 in dw.kq[0], dw.kv[0]); the element
     states of stage s advanced over c_s hs from the committed ones. Leaves the fifth-order solution and its
@@ -222,7 +222,7 @@ def try_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, rtol, atol):
     return err, event, V, -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def accept_step(m, sv, bv, pat, st, ws, dw, opt, t1, hs, balance, noncons, V):
     """Complete an accepted step ending at t1: projections onto the position and velocity constraints, the
     seventh stage's element states committed, the end state's accelerations (re-evaluated if a projection moved
