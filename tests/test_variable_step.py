@@ -2,7 +2,7 @@
 error against an independent reference falls with rtol and stays within 10x of the requested tolerance on the
 pendulum (the pendulum ODE by scipy at rtol 1e-12), the seed 002 four-bar and the spatial slider-crank (the scipy
 index-1 reference integrator at rtol 1e-12); communication points are hit exactly; models with element states
-are refused; the CLI's --rtol selects it. Measured errors are in the comments."""
+run (tests/test_variable_events.py); the CLI's --rtol selects it. Measured errors are in the comments."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from fmu_mbs.analyses.assembly import assemble
 from fmu_mbs.analyses.integrators import VariableStepIntegrator, integrate_reference
 from fmu_mbs.analyses.simulate import simulate
 from fmu_mbs.compiler import compile_model
-from fmu_mbs.errors import AnalysisError
 from fmu_mbs.model import ModelBuilder, load_model
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -70,7 +69,7 @@ def test_mechanisms_against_the_scipy_reference(name, joint, rate, t_end):
     _check(_errors(cm, t_end, out, ref.q))
 
 
-def test_communication_points_exact_and_refusals():
+def test_communication_points_exact_and_bad_options():
     cm = compile_model(load_model(MODELS / "pendulum.json"))
     ig = VariableStepIntegrator(cm, 0.1, rtol=1e-8)
     times = np.array([0.013, 0.2, 0.2000001, 0.7])
@@ -78,8 +77,8 @@ def test_communication_points_exact_and_refusals():
     assert ig.t == 0.7
     assert np.all(rep[:, 0] > 0)                       # every point took acceleration solves
     assert ig.steps_taken >= 4
-    with pytest.raises(AnalysisError, match="element states"):
-        simulate(MODELS / "bouncing_ball.json", 0.1, 0.01, integrator="variable")
+    with pytest.raises(ValueError, match="event_tol must be >= 0"):
+        VariableStepIntegrator(cm, 0.1, rtol=1e-8, event_tol=-1.0)
 
 
 def test_cli_rtol_selects_the_variable_integrator(tmp_path):

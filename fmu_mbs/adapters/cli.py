@@ -253,7 +253,13 @@ def _run_simulate(cm, args, progress):
         if args.integrator == "reference":
             raise CliError("--no-energy-balance applies to the fixed-step integrators, not 'reference'")
         extra["energy_balance"] = False
-    return simulate(cm, args.t_end, args.step, integrator=args.integrator, progress=progress, **extra)
+    traj = simulate(cm, args.t_end, args.step, integrator=args.integrator, progress=progress, **extra)
+    if args.error_estimate:       # a second run (h/2, or rtol/100) estimates the error this one achieved
+        from ..analyses.accuracy import estimate_error
+        again = {k: v for k, v in extra.items() if k not in ("output_step", "initial")}
+        est = estimate_error(cm, traj, args.step, args.integrator, initial=extra.get("initial"), **again)
+        print(f"fmu-mbs simulate: {est.summary()}", file=sys.stderr, flush=True)
+    return traj
 
 
 def _spectral_radius(text: str) -> float:
@@ -370,6 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-energy-balance", action="store_true", help="skip the per-step split of dissipated and "
                    "input work (up to four force evaluations per step on models with dampers, contact or inputs); "
                    "energy.dissipated and energy.input are then NaN")
+    p.add_argument("--error-estimate", action="store_true", help="also estimate the error the run achieved "
+                   "(a second run with half the step, or with rtol/100 for variable steps) and print it")
     p = sub.add_parser("animate", help="write an HTML viewer (and optionally a movie) of a result CSV",
                        description="3D viewer of a result: the model's graphics placed by the marker poses in the "
                        "CSV (a CSV of fmu-mbs, of write_csv in Python or of an FMU run under fmpy)",

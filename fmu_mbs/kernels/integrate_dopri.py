@@ -14,9 +14,23 @@ fac = err^(0.2 - 0.75 beta) / err_prev^beta / 0.9; after a rejection h_new = h /
 Communication points (``t_out``) are hit exactly: the step that would pass one is shortened to end on it, and the
 step size proposal survives the shortening.
 
-Element states are not integrated here (the caller refuses models that have them); forces are evaluated statically
-(h = 0). Energy bookkeeping: W_diss, W_in by the trapezoidal rule over each accepted step from the powers at its
-ends (system.powers).
+Events end a step (a Runge-Kutta step across a discontinuity loses its order; Hairer, Norsett & Wanner II.6).
+- Known times (``t_stop``: the breakpoints of the model's time tables and ramps, found by the caller) are hit
+  exactly like communication points, without a report row.
+- State events: a signature of the discrete regime of the model (event_signature: which contact elements touch,
+  which hydraulic cylinders sit in an end stop) is taken at every stage; a step whose stages see another
+  signature than its start holds an event. If the step is longer than ``event_tol`` (s) it is rejected and the
+  event bracketed by bisection: the next attempt takes half of it; an attempt without the event is accepted
+  (it ends before the event) and the rest of the bracket is halved again, until the step that holds the event is
+  at most event_tol long; it is then accepted (its error estimate still has to pass) and the controller goes on
+  with the step size it had before the event. event_tol = 0 turns state events off.
+
+Element states (contact records, bristle friction, hydraulic pressures, passive cylinders, crush springs, belts)
+follow the elements' own rules: stage s advances them over c_s h from the states committed at the step start
+(as the midpoint stage of explicit_advance does), and the seventh stage's (over h, at the accepted state) are
+committed with the step; they are not part of the error estimate (their rules are first or second order in h).
+Energy bookkeeping: W_diss, W_in by the trapezoidal rule over each accepted step from the powers at its ends
+(system.powers).
 """
 
 from __future__ import annotations
@@ -26,7 +40,12 @@ import math
 import numpy as np
 from numba import njit
 
+from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
+from .forces import after_step
+from .hydraulics import HP_L_END, HP_L_RETRACTED, HP_STROKE
 from .integrate_alf import (
+    CONTACT_PAIRS,
+    CONTACT_STATES,
     N_REP,
     NOT_FINITE,
     OK,
@@ -62,10 +81,22 @@ BETA = 0.04
 SAFETY = 0.9
 FAC_MIN = 0.2       # h_new / h >= 0.2
 FAC_MAX = 10.0      # h_new / h <= 10
+SIG_PRIME = 1125899906842597   # event signatures are hashed modulo this prime (< 2^50: exact as a float)
 
 #: statuses beyond integrate_alf's
 TOO_MANY_STEPS = 20
 STEP_TOO_SMALL = 21
+
+#: DopriWork.ctl: the controller's memory and counters, kept between calls
+C_H = 0             # step size proposal (s; 0: choose one)
+C_ERR = 1           # error of the last accepted step (0: none yet)
+C_ACCEPTED = 2      # accepted steps
+C_REJECTED = 3      # rejected steps (error or event bisection)
+C_EVENTS = 4        # state events located
+C_SIG = 5           # event signature of the current state
+C_P_DISS = 6        # dissipated and input power at the current state (W)
+C_P_IN = 7
+N_CTL = 8
 
 #: the variable-step workspace: stage derivatives and the controller's memory
 DopriWork = arrays_type("DopriWork", [
@@ -74,7 +105,7 @@ DopriWork = arrays_type("DopriWork", [
     "q0",    # (n,)    step start positions
     "qd0",   # (n,)    step start velocities
     "lam0",  # (nr,)   step start multipliers
-    "ctl",   # (4,)    step size proposal (s; 0: choose one), previous error, accepted steps, rejected steps
+    "ctl",   # (N_CTL,) C_* entries
 ], __name__)
 
 
@@ -95,171 +126,282 @@ def _norm(q, qd, q0, qd0, kq, kv, h, rtol, atol):
     return s
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def event_signature(m, out):
+    """Hash of the discrete regime after a force evaluation (its element outputs ``out``): per contact element
+    whether it touches (depth > 0), per hydraulic cylinder whether its piston is in an end stop (within l_end of
+    either end) and which. Equal regimes give equal signatures."""
+    sig = 0
+    a = m.contact
+    for c in range(a.law.shape[0]):
+        sig = (sig * 7 + (2 if out[a.out_adr[c] + 4] > 0.0 else 1)) % SIG_PRIME
+    hy = m.hyd
+    for k in range(hy.mi.shape[0]):
+        par = hy.par[k]
+        x = out[hy.out_adr[k]] - par[HP_L_RETRACTED]
+        code = 1
+        if x <= par[HP_L_END]:
+            code = 2
+        elif par[HP_STROKE] - x <= par[HP_L_END]:
+            code = 3
+        sig = (sig * 7 + code) % SIG_PRIME
+    return float(sig)
+
+
 @njit(cache=True, _nrt=False)
-def dopri_advance(m, pat, st, ws, opt, dw, t_out, rtol, atol, h_max, max_steps, rep, rec_q, rec_qd, rec_qdd,
-                  rec_lam, rec_z):
+def first_step(q, qd, qdd, rtol, atol, h_max):
+    """Hairer & Wanner's first guess of the step: 0.01 |y| / |y'| in the scaled norm (s)."""
+    n = q.shape[0]
+    d0 = 0.0
+    d1 = 0.0
+    for i in range(n):
+        sq = atol + rtol * abs(q[i])
+        sv = atol + rtol * abs(qd[i])
+        d0 += (q[i] / sq) ** 2 + (qd[i] / sv) ** 2
+        d1 += (qd[i] / sq) ** 2 + (qdd[i] / sv) ** 2
+    d0 = math.sqrt(d0 / max(2 * n, 1))
+    d1 = math.sqrt(d1 / max(2 * n, 1))
+    h = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
+    return min(h, h_max, 0.1)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def start_state(m, sv, bv, pat, st, ws, dw, opt, t, balance, noncons):
+    """The first stage at the current state (t, q, qd) with the committed element states (static: h = 0): its
+    accelerations, power and event signature into dw. Returns (elastic energy J, failing envelope row or -1)."""
+    for k in range(st.lam.shape[0]):
+        ws.y2[k] = st.lam[k]
+    V, bad = stage_accelerations(m, sv, bv, pat, st, ws, t, 0.0, ws.y2, opt.c, opt.pivot)
+    if bad >= 0:
+        return V, bad
+    ctl = dw.ctl
+    ctl[C_SIG] = event_signature(m, ws.out)
+    if balance:
+        ctl[C_P_DISS], ctl[C_P_IN] = powers(m, sv, t, st.q, st.qd, st.u, st.zs, ws.zn, ws.out, ws.cw, ws.Qa,
+                                            ws.Qb, st.lam, ws.rows.nu, noncons, ws.rows.jtw)
+    for i in range(st.q.shape[0]):
+        dw.kq[0, i] = st.qd[i]
+        dw.kv[0, i] = st.qdd[i]
+    return V, -1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def try_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, rtol, atol):
+    """Stages 2-7 of the step (t, hs) from the start (dw.q0, dw.qd0, stage 1 in dw.kq[0], dw.kv[0]); the element
+    states of stage s advanced over c_s hs from the committed ones. Leaves the fifth-order solution and its
+    accelerations in st. Returns (error norm: inf if a stage failed, whether a stage saw another event signature
+    than the start, elastic energy J of the last stage, failing envelope row or -1)."""
+    q, qd, qdd = st.q, st.qd, st.qdd
+    kq, kv, q0, qd0 = dw.kq, dw.kv, dw.q0, dw.qd0
+    n = q.shape[0]
+    event = False
+    V = 0.0
+    for s in range(1, 7):
+        for i in range(n):
+            dq = 0.0
+            dv = 0.0
+            for j in range(s):
+                a = DP_A[s, j]
+                if a != 0.0:
+                    dq += a * kq[j, i]
+                    dv += a * kv[j, i]
+            q[i] = q0[i] + hs * dq
+            qd[i] = qd0[i] + hs * dv
+        V, bad = stage_accelerations(m, sv, bv, pat, st, ws, t + DP_C[s] * hs, DP_C[s] * hs, ws.y2, opt.c,
+                                     opt.pivot)
+        if bad >= 0:
+            return math.inf, event, V, bad
+        if event_signature(m, ws.out) != dw.ctl[C_SIG]:
+            event = True
+        for i in range(n):
+            kq[s, i] = qd[i]
+            kv[s, i] = qdd[i]
+    err = _norm(q, qd, q0, qd0, kq, kv, hs, rtol, atol)
+    if not math.isfinite(err):
+        err = math.inf
+    return err, event, V, -1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def accept_step(m, sv, bv, pat, st, ws, dw, opt, t1, hs, balance, noncons, V):
+    """Complete an accepted step ending at t1: projections onto the position and velocity constraints, the
+    seventh stage's element states committed, the end state's accelerations (re-evaluated if a projection moved
+    it), the after-step hooks, the work over the step (trapezoidal rule on the powers). Returns (status, detail,
+    elastic energy J of the end state)."""
+    q, qd, qdd = st.q, st.qd, st.qdd
+    n = q.shape[0]
+    for i in range(n):
+        ws.q0[i] = q[i]
+        ws.qd0[i] = qd[i]
+    for k in range(st.zs.shape[0]):    # the seventh stage's element states are the step's
+        st.zs[k] = ws.zn[k]
+    bad, _ = project_end(m, bv, pat, st, ws, t1, 1.0, opt.tol, opt.c, opt.pivot)
+    if bad >= 0:
+        return SINGULAR, float(bad), V, 0
+    moved = False
+    for i in range(n):
+        if q[i] != ws.q0[i] or qd[i] != ws.qd0[i]:
+            moved = True
+            break
+    ctl = dw.ctl
+    p_diss, p_in = ctl[C_P_DISS], ctl[C_P_IN]
+    if moved:        # the last stage is not at the projected state: evaluate it there (first same as last else)
+        V, bad = start_state(m, sv, bv, pat, st, ws, dw, opt, t1, balance, noncons)
+        if bad >= 0:
+            return SINGULAR, float(bad), V, 1
+    else:
+        ctl[C_SIG] = event_signature(m, ws.out)
+        if balance:
+            ctl[C_P_DISS], ctl[C_P_IN] = powers(m, sv, t1, q, qd, st.u, st.zs, ws.zn, ws.out, ws.cw, ws.Qa, ws.Qb,
+                                                st.lam, ws.rows.nu, noncons, ws.rows.jtw)
+        for i in range(n):
+            dw.kq[0, i] = qd[i]
+            dw.kv[0, i] = qdd[i]
+    for i in range(n):
+        if not (math.isfinite(q[i]) and math.isfinite(qd[i]) and math.isfinite(qdd[i])):
+            return NOT_FINITE, t1, V, int(moved)
+    after_step(m, sv, q, qdd, st.zs)   # e.g. passive cylinders: accelerations for the next step
+    if balance:
+        st.sc[SC_W_DISS] += 0.5 * hs * (p_diss + ctl[C_P_DISS])
+        st.sc[SC_W_IN] += 0.5 * hs * (p_in + ctl[C_P_IN])
+    return OK, 0.0, V, int(moved)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def back_to_start(st, dw):
+    """A rejected step: the state back at its start (its first stage is still in kq[0], kv[0]; the committed
+    element states were not touched)."""
+    for i in range(st.q.shape[0]):
+        st.q[i] = dw.q0[i]
+        st.qd[i] = dw.qd0[i]
+        st.qdd[i] = dw.kv[0, i]
+    for k in range(st.lam.shape[0]):
+        st.lam[k] = dw.lam0[k]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def next_step_size(err, err_prev, hs):
+    """The PI controller's step after an accepted step of size hs with the error err (module docstring)."""
+    e = max(err, 1e-10)
+    fac = e ** (0.2 - 0.75 * BETA) / err_prev ** BETA / SAFETY
+    fac = min(1.0 / FAC_MIN, max(1.0 / FAC_MAX, fac))
+    return hs / fac
+
+
+@njit(cache=True, _nrt=False)
+def dopri_advance(m, pat, st, ws, opt, dw, t_out, t_stop, rtol, atol, h_max, event_tol, max_steps, rep, rec_q,
+                  rec_qd, rec_qdd, rec_lam, rec_z):
     """Advance the State ``st`` through the times ``t_out`` (s, increasing, after st.sc[SC_T]) by error-controlled
-    DOPRI5 steps; report row i (REP_*: 'iterations' = acceleration solves, REP_REJECTED = rejected steps since the
-    previous point) and, if rec_* have rows, the state at t_out[i]. Returns (status, points reached, detail: the
-    failing envelope row for SINGULAR, the time for the other failures). On failure the state is left at the last
-    accepted step."""
+    DOPRI5 steps that also end on the times ``t_stop`` (s, increasing) and on state events (module docstring);
+    report row i (REP_*: 'iterations' = acceleration solves, REP_REJECTED = rejected steps since the previous
+    point) and, if rec_* have rows, the state at t_out[i]. Returns (status, points reached, detail: the failing
+    envelope row for SINGULAR, the time for the other failures). On failure the state is left at the last accepted
+    step (st.sc[SC_T] its time)."""
     sv = system_view(m, ws.fr)
     bv = body_view(m)
-    sc = st.sc
-    q, qd, qdd, lam = st.q, st.qd, st.qdd, st.lam
-    kq, kv, q0, qd0, lam0, ctl = dw.kq, dw.kv, dw.q0, dw.qd0, dw.lam0, dw.ctl
-    n = q.shape[0]
-    nr = lam.shape[0]
-    c = opt.c
-    pivot = opt.pivot
+    sc, ctl, cstat = st.sc, dw.ctl, ws.cw.stat
+    n = st.q.shape[0]
     balance = opt.energy_balance > 0.0
     noncons = opt.noncons > 0.0
     for i in range(st.u.shape[0]):
         if st.u[i] != 0.0:
             noncons = True
-    y2 = ws.y2
     t = sc[SC_T]
-
     # the start state's accelerations (inputs may have changed since the last call)
-    for k in range(nr):
-        y2[k] = lam[k]
-    V, bad = stage_accelerations(m, sv, bv, pat, st, ws, t, 0.0, y2, c, pivot)
+    V, bad = start_state(m, sv, bv, pat, st, ws, dw, opt, t, balance, noncons)
     if bad >= 0:
         return SINGULAR, 0, float(bad)
-    p_diss, p_in = 0.0, 0.0
-    if balance:
-        p_diss, p_in = powers(m, sv, t, q, qd, st.u, st.zs, ws.zn, ws.out, ws.cw, ws.Qa, ws.Qb, lam, ws.rows.nu,
-                              noncons, ws.rows.jtw)
-    for i in range(n):
-        kq[0, i] = qd[i]
-        kv[0, i] = qdd[i]
-    h = ctl[0]
-    err_prev = ctl[1] if ctl[1] > 0.0 else 1e-4
-    if not h > 0.0:
-        # Hairer & Wanner's first guess: 0.01 |y| / |y'| in the scaled norm
-        d0 = 0.0
-        d1 = 0.0
-        for i in range(n):
-            sq = atol + rtol * abs(q[i])
-            sv_ = atol + rtol * abs(qd[i])
-            d0 += (q[i] / sq) ** 2 + (qd[i] / sv_) ** 2
-            d1 += (qd[i] / sq) ** 2 + (qdd[i] / sv_) ** 2
-        d0 = math.sqrt(d0 / max(2 * n, 1))
-        d1 = math.sqrt(d1 / max(2 * n, 1))
-        h = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
-        h = min(h, h_max, 0.1)
+    if cstat[ST_PAIR_OVERFLOW] != 0 or cstat[ST_STATE_OVERFLOW] != 0:
+        return (CONTACT_PAIRS if cstat[ST_PAIR_OVERFLOW] != 0 else CONTACT_STATES), 0, t
+    h = ctl[C_H] if ctl[C_H] > 0.0 else first_step(st.q, st.qd, st.qdd, rtol, atol, h_max)
+    err_prev = ctl[C_ERR] if ctl[C_ERR] > 0.0 else 1e-4
+    ib = 0
+    ev_end = -1.0      # an event lies before this time (s) while it is being bracketed
+    h_event = h        # the step size proposal before the bracketing
     steps = 0
     for io in range(t_out.shape[0]):
         target = t_out[io]
+        eps = 1e-13 * max(1.0, abs(target))
         evals = 1 if io == 0 else 0
         rejected = 0
-        while target - t > 1e-13 * max(1.0, abs(target)):
+        while target - t > eps:
             if steps >= max_steps:
                 return TOO_MANY_STEPS, io, t
+            while ib < t_stop.shape[0] and t_stop[ib] <= t + eps:
+                ib += 1
+            end = target
+            if ib < t_stop.shape[0] and t_stop[ib] < target - eps:
+                end = t_stop[ib]
             hs = min(h, h_max)
-            last = False
-            if t + hs >= target - 1e-13 * max(1.0, abs(target)):
-                hs = target - t
-                last = True
+            if ev_end > t:     # bisection: half the bracket, or all of it once it is within event_tol
+                rest = ev_end - t
+                hs = min(hs, rest if rest <= event_tol else 0.5 * rest)
+            snapped = False
+            if t + hs >= end - eps:
+                hs = end - t
+                snapped = True
             if hs < 1e-14 * max(1.0, abs(t)):
                 return STEP_TOO_SMALL, io, t
             for i in range(n):
-                q0[i] = q[i]
-                qd0[i] = qd[i]
-            for k in range(nr):
-                lam0[k] = lam[k]
-                y2[k] = lam[k]
-            ok = True
-            for s in range(1, 7):
-                for i in range(n):
-                    dq = 0.0
-                    dv = 0.0
-                    for j in range(s):
-                        a = DP_A[s, j]
-                        if a != 0.0:
-                            dq += a * kq[j, i]
-                            dv += a * kv[j, i]
-                    q[i] = q0[i] + hs * dq
-                    qd[i] = qd0[i] + hs * dv
-                V, bad = stage_accelerations(m, sv, bv, pat, st, ws, t + DP_C[s] * hs, 0.0, y2, c, pivot)
-                evals += 1
-                if bad >= 0:
-                    ok = False
-                    break
-                for i in range(n):
-                    kq[s, i] = qd[i]
-                    kv[s, i] = qdd[i]
-            err = _norm(q, qd, q0, qd0, kq, kv, hs, rtol, atol) if ok else math.inf
-            if not math.isfinite(err):
-                err = math.inf
-            if err <= 1.0:
-                t = target if last else t + hs
-                # projections onto the position and velocity constraints (only where the residuals exceed tol)
-                for i in range(n):
-                    ws.q0[i] = q[i]
-                    ws.qd0[i] = qd[i]
-                bad, _ = project_end(m, bv, pat, st, ws, t, 1.0, opt.tol, c, pivot)
-                if bad >= 0:
-                    return SINGULAR, io, float(bad)
-                moved = False
-                for i in range(n):
-                    if q[i] != ws.q0[i] or qd[i] != ws.qd0[i]:
-                        moved = True
-                        break
-                # not moved: the last stage is at this state (first same as last), project_end left its rows
-                if moved:        # the last stage is not at the projected state: evaluate it there
-                    for k in range(nr):
-                        y2[k] = lam[k]
-                    V, bad = stage_accelerations(m, sv, bv, pat, st, ws, t, 0.0, y2, c, pivot)
-                    evals += 1
-                    if bad >= 0:
-                        return SINGULAR, io, float(bad)
-                for i in range(n):
-                    if not (math.isfinite(q[i]) and math.isfinite(qd[i]) and math.isfinite(qdd[i])):
-                        return NOT_FINITE, io, t
-                    kq[0, i] = qd[i]
-                    kv[0, i] = qdd[i]
-                if balance:
-                    pd1, pi1 = powers(m, sv, t, q, qd, st.u, st.zs, ws.zn, ws.out, ws.cw, ws.Qa, ws.Qb, lam,
-                                      ws.rows.nu, noncons, ws.rows.jtw)
-                    sc[SC_W_DISS] += 0.5 * hs * (p_diss + pd1)
-                    sc[SC_W_IN] += 0.5 * hs * (p_in + pi1)
-                    p_diss, p_in = pd1, pi1
-                # PI controller
-                e = max(err, 1e-10)
-                fac = e ** (0.2 - 0.75 * BETA) / err_prev ** BETA / SAFETY
-                fac = min(1.0 / FAC_MIN, max(1.0 / FAC_MAX, fac))
-                h_new = hs / fac
-                h = max(h, h_new) if last else h_new
+                dw.q0[i] = st.q[i]
+                dw.qd0[i] = st.qd[i]
+            for k in range(st.lam.shape[0]):
+                dw.lam0[k] = st.lam[k]
+                ws.y2[k] = st.lam[k]           # joint friction's multipliers: the step start's
+            err, event, V, bad = try_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, rtol, atol)
+            evals += 6
+            if cstat[ST_PAIR_OVERFLOW] != 0 or cstat[ST_STATE_OVERFLOW] != 0:
+                back_to_start(st, dw)
+                sc[SC_T] = t
+                return (CONTACT_PAIRS if cstat[ST_PAIR_OVERFLOW] != 0 else CONTACT_STATES), io, t
+            bisect = event and event_tol > 0.0 and hs > event_tol
+            if err <= 1.0 and not bisect:
+                t0 = t
+                t = end if snapped else t + hs
+                status, detail, V, moved = accept_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, balance, noncons, V)
+                evals += moved
+                sc[SC_T] = t
+                if status != OK:
+                    return status, io, detail
+                h_new = next_step_size(err, err_prev, hs)
+                h = max(h, h_new) if snapped else h_new
                 err_prev = max(err, 1e-4)
+                if event and event_tol > 0.0:
+                    ctl[C_EVENTS] += 1.0
+                if ev_end > t0 and (event or ev_end <= t + eps):
+                    # the step that held the event, or the bracket closed without it: go on as before the event
+                    ev_end = -1.0
+                    h = max(h, h_event)
+                    err_prev = 1e-4
                 steps += 1
-                ctl[2] += 1.0
+                ctl[C_ACCEPTED] += 1.0
                 sc[SC_STEPS] += 1.0
             else:
-                # rejected: back to the step start (its first stage is still in kq[0], kv[0])
-                for i in range(n):
-                    q[i] = q0[i]
-                    qd[i] = qd0[i]
-                    qdd[i] = kv[0, i]
-                for k in range(nr):
-                    lam[k] = lam0[k]
-                fac = (err ** 0.2) / SAFETY if math.isfinite(err) else 1.0 / FAC_MIN
-                h = hs / min(1.0 / FAC_MIN, max(1.0, fac))
+                back_to_start(st, dw)
+                if bisect:         # an event in a step longer than event_tol: bracket it, try the first half
+                    if not ev_end > t:
+                        h_event = h
+                    ev_end = t + hs
+                    h = 0.5 * hs
+                else:
+                    fac = (err ** 0.2) / SAFETY if math.isfinite(err) else 1.0 / FAC_MIN
+                    h = hs / min(1.0 / FAC_MIN, max(1.0, fac))
                 rejected += 1
-                ctl[3] += 1.0
+                ctl[C_REJECTED] += 1.0
         # at the communication point: the report and the recorded state
         sc[SC_T] = target
         t = target
-        sc[SC_P_DISS] = p_diss
-        sc[SC_P_IN] = p_in
+        sc[SC_P_DISS] = ctl[C_P_DISS]
+        sc[SC_P_IN] = ctl[C_P_IN]
         record_step(m, io, evals, V, st, ws.rows, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z)
         rep[io, REP_REJECTED] = rejected
-    ctl[0] = h
-    ctl[1] = err_prev
+    ctl[C_H] = h if ev_end < 0.0 else h_event
+    ctl[C_ERR] = err_prev
     if not balance:
         sc[SC_W_DISS] = math.nan
         sc[SC_W_IN] = math.nan
     return OK, t_out.shape[0], 0.0
 
 
-__all__ = ["DP_A", "DP_C", "DP_E", "DopriWork", "N_REP", "STEP_TOO_SMALL", "TOO_MANY_STEPS", "dopri_advance"]
+__all__ = ["DP_A", "DP_C", "DP_E", "DopriWork", "N_CTL", "N_REP", "STEP_TOO_SMALL", "TOO_MANY_STEPS",
+           "dopri_advance", "event_signature"]

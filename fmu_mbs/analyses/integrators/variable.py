@@ -5,9 +5,11 @@ exactly. The state, saving and reporting are ALFIntegrator's; ``step`` is only t
 ``restore`` the step size controller starts afresh.
 
 For smooth, non-stiff models (mechanisms, vehicles without stiff bushings): a stiff spring or contact makes the
-explicit pair take steps of about 3 / omega; the implicit integrators are the choice there. Element states
-(contact records, bristle friction, hydraulic pressures, passive cylinders, crush springs) are not integrated by it:
-such models are refused with a message.
+explicit pair take steps of about 3 / omega; the implicit integrators are the choice there. Steps end on events:
+the breakpoints of time tables and ramps (found here from the compiled time functions) and the onset and end of
+contact and of hydraulic end stops (bracketed by bisection to ``event_tol`` in the kernel). Element states (contact
+records, bristle friction, hydraulic pressures, passive cylinders, crush springs, belts) follow the elements' own
+update rules over each step, outside the error estimate.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import math
 import numpy as np
 
 from ...compiler import CompiledModel
-from ...errors import AnalysisError, ConvergenceError
+from ...errors import ConvergenceError
 from ...kernels import integrate_alf as K
 from ...kernels import integrate_dopri as KD
+from ...kernels import model_arrays as ma
 from ..assembly import AssemblyResult
 from .alf import ALFIntegrator
 
@@ -35,8 +38,10 @@ _REASONS = {
 class VariableStepIntegrator(ALFIntegrator):
     """Error-controlled variable-step integrator (Dormand-Prince 5(4), PI step control, projections) of one
     compiled model. Options: ``rtol``, ``atol`` (local error bounds per step on q and qd: |err_i| <= atol + rtol
-    |y_i| in the RMS sense; default 1e-6 and rtol), ``h_max`` (s, default unbounded), ``max_steps`` (per
-    ``advance_to`` interval), ``penalty`` (the augmented Lagrangian acceleration solve, as ExplicitIntegrator),
+    |y_i| in the max norm; default 1e-6 and rtol), ``h_max`` (s, default unbounded), ``max_steps`` (per
+    ``advance_to`` interval), ``event_tol`` (s: the step that holds a contact onset or end or an end-stop
+    crossing is at most this long; default max(1e-12, 1e-4 rtol) s, 0 = no state events), ``penalty`` (the
+    augmented Lagrangian acceleration solve, as ExplicitIntegrator),
     ``tol`` (projection tolerance, m or rad; default 1e-12), ``pivot_tol``, ``energy_balance``."""
 
     name = "variable"
@@ -45,39 +50,47 @@ class VariableStepIntegrator(ALFIntegrator):
 
     def __init__(self, cm: CompiledModel, step: float, initial: AssemblyResult | None = None, *,
                  rtol: float = 1e-6, atol: float | None = None, h_max: float = math.inf, max_steps: int = 10 ** 7,
-                 penalty: float = 1e7, tol: float = 1e-12, pivot_tol: float = 1e-13, energy_balance: bool = True):
-        if len(cm.arrays.z0):
-            raise AnalysisError(f"model '{cm.model.name}': the variable-step integrator does not integrate element "
-                                f"states (contact, bristle friction, hydraulics, passive cylinders: "
-                                f"{len(cm.arrays.z0)} states); use integrator 'alf', 'galpha' or 'explicit'")
+                 event_tol: float | None = None, penalty: float = 1e7, tol: float = 1e-12, pivot_tol: float = 1e-13,
+                 energy_balance: bool = True):
         atol = rtol if atol is None else atol
+        event_tol = max(1e-12, 1e-4 * rtol) if event_tol is None else event_tol
         for name, value in (("rtol", rtol), ("atol", atol), ("h_max", h_max)):
             if not value > 0.0:
                 raise ValueError(f"{name} must be positive, got {value!r}")
+        if not event_tol >= 0.0:
+            raise ValueError(f"event_tol must be >= 0 (s; 0: no state events), got {event_tol!r}")
         if rtol < 1e-13:
             raise ValueError(f"rtol = {rtol!r} is below what double precision can deliver (>= 1e-13)")
         super().__init__(cm, step, initial, penalty=penalty, tol=tol, tangent="constraints", pivot_tol=pivot_tol,
                          max_halvings=0, energy_balance=energy_balance)
         self.rtol, self.atol, self.h_max, self.max_steps = float(rtol), float(atol), float(h_max), int(max_steps)
+        self.event_tol = float(event_tol)
+        self.breakpoints = time_breakpoints(cm)
         n, nr = cm.n_q, cm.n_rows
         self._dw = KD.DopriWork(kq=np.zeros((7, n)), kv=np.zeros((7, n)), q0=np.zeros(n), qd0=np.zeros(n),
-                                lam0=np.zeros(nr), ctl=np.zeros(4))
+                                lam0=np.zeros(nr), ctl=np.zeros(KD.N_CTL))
 
     def restore(self, saved) -> None:
         """Put back a state from ``save``; the step size controller starts afresh from it (a restored run is
         deterministic, though its steps differ from those of the run that passed through the saved state)."""
         super().restore(saved)
-        self._dw.ctl[:2] = 0.0
+        self._dw.ctl[KD.C_H] = 0.0
+        self._dw.ctl[KD.C_ERR] = 0.0
 
     @property
     def steps_taken(self) -> int:
         """Accepted steps since the start."""
-        return int(self._dw.ctl[2])
+        return int(self._dw.ctl[KD.C_ACCEPTED])
 
     @property
     def steps_rejected(self) -> int:
-        """Rejected steps since the start."""
-        return int(self._dw.ctl[3])
+        """Rejected steps since the start (on the error estimate or to bracket an event)."""
+        return int(self._dw.ctl[KD.C_REJECTED])
+
+    @property
+    def events_located(self) -> int:
+        """State events (contact onset or end, end stops) located by bisection since the start."""
+        return int(self._dw.ctl[KD.C_EVENTS])
 
     def advance_times(self, t_out: np.ndarray, record: bool = False):
         """Advance through the increasing times ``t_out`` (s), ending exactly on each; returns the report rows
@@ -93,9 +106,15 @@ class VariableStepIntegrator(ALFIntegrator):
             rec = self._empty
         if N and t_out[0] <= self.t - 1e-12 * max(1.0, abs(self.t)):
             raise ValueError(f"cannot advance backwards from t = {self.t:.9g} s to {t_out[0]:.9g} s")
-        status, done, detail = KD.dopri_advance(self.cm.arrays, self._pat, self.state, self._ws, self.opt, self._dw,
-                                                t_out, self.rtol, self.atol, self.h_max, self.max_steps, rep, *rec)
-        self.last_report = rep[:done]
+        i = 0
+        while True:        # one call into numba, another after a contact buffer grew
+            status, done, detail = KD.dopri_advance(
+                self.cm.arrays, self._pat, self.state, self._ws, self.opt, self._dw, t_out[i:], self.breakpoints,
+                self.rtol, self.atol, self.h_max, self.event_tol, self.max_steps, rep[i:], *(r[i:] for r in rec))
+            i += done
+            if not self._contact_buffers(status):
+                break
+        self.last_report = rep[:i]
         if status != K.OK:
             self._raise_variable(status, detail)
         return (rep, *rec) if record else rep
@@ -118,3 +137,19 @@ class VariableStepIntegrator(ALFIntegrator):
         raise ConvergenceError(f"model '{self.cm.model.name}': {self.label} integrator failed {where}: "
                                f"{self.reasons.get(status, 'unknown failure')} (rtol {self.rtol:g}, atol "
                                f"{self.atol:g}, {self.steps_taken} steps, {self.steps_rejected} rejected)")
+
+
+def time_breakpoints(cm: CompiledModel) -> np.ndarray:
+    """Sorted times (s) where a time function of the model (drivers, loads, valve references) has a kink or a
+    jump in a derivative: the knots of its tables, the start and end of its smooth ramps."""
+    a = cm.arrays
+    times: list[float] = []
+    for kind, adr, length in zip(a.fn_type, a.fn_adr, a.fn_len):
+        par = a.fn_par[int(adr):int(adr) + int(length)]
+        if kind == ma.FN_TABLE_LINEAR:
+            times.extend(par[:len(par) // 2])
+        elif kind == ma.FN_TABLE_CUBIC:
+            times.extend(par[:(len(par) + 4) // 5])
+        elif kind == ma.FN_SMOOTH_RAMP:
+            times.extend(par[:2])
+    return np.unique(np.asarray(times, dtype=float))
