@@ -41,7 +41,8 @@ class FastStep:
     @classmethod
     def build(cls, slave, substeps: int = MIN_SUBSTEPS) -> FastStep | None:
         integ, chan, cm = slave.integ, slave.chan, slave.cm
-        if (integ is None or chan is None or getattr(integ, "_kernel", None) is not alf_advance
+        if (integ is None or chan is None or getattr(integ, "name", None) not in ("alf", "galpha")
+                or getattr(integ, "_kernel", None) is not alf_advance
                 or slave.input_interpolation != 0 or len(slave.d_set) or cm.external_drivers
                 or needs_after_step(cm.arrays)):
             return None
