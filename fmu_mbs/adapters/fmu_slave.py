@@ -14,13 +14,17 @@ midpoint rule) in substeps of at most ``solver.h``; a substep that fails is redo
   ``<d>.sd``, ``<d>.sdd`` at each communication point and follows s + sd dt + sdd dt^2/2 over the step.
 - Parameters (fixed, set before initialization): ``g[k]``, ``solver.h`` (s), ``solver.tolerance`` (Newton
   tolerance, m or rad), ``solver.penalty`` (penalty factor), ``solver.integrator`` (0 = ALF, trapezoidal rule;
-  1 = generalized-alpha; 2 = explicit midpoint, for contact scenes, h below its stability limit),
+  1 = generalized-alpha; 2 = explicit midpoint, for contact scenes, h below its stability limit; 3 = error-controlled
+  variable steps, ``solver.rtol`` and ``solver.atol`` (0: = rtol), smooth models without element states),
   ``solver.rho_inf`` (its spectral radius at infinity, in [0, 1], default 0.8),
   ``solver.scheme`` (trapezoidal rule only: 0 = the book's ALI3-P with projections, 1 = energy-consistent),
   ``solver.input_interpolation``, and the model values listed in the model's ``exposed`` field
   (``<element>.<field>``; ``<joint>.s_start`` assembles the model with that joint coordinate held).
-- FMU state get/set/serialize captures the complete solver state (integrator state, inputs, outputs and the
-  output evaluator's turn counters), so restore-and-replay is bit-identical.
+- FMU state get/set/serialize captures the complete solver state (integrator state, the variable-step size
+  controller, inputs, outputs and the output evaluator's turn counters), so restore-and-replay is bit-identical.
+- A communication step of the ALF or generalized-alpha integrator with held inputs is one call into numba
+  (adapters/fmu_fast_step.py, kernels/comm_step.py): snapshot, input check, substeps and every output channel;
+  the general path below takes over, with the same numbers, whenever that call declines a step.
 - Any failure in a step (divergence, singular matrix, NaN input) is written to the FMI log with its reason and
   traceback, the state goes back to the start of the step, and doStep returns fmi2Discard; it never crashes
   the host. pythonfmu 0.7.0 turns every Python exception into fmi2Fatal and frees the instance, and ignores the
@@ -39,7 +43,7 @@ from pathlib import Path
 from xml.etree.ElementTree import Element, SubElement
 
 import numpy as np
-from pythonfmu import Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real
+from pythonfmu import Fmi2Causality, Fmi2Slave, Fmi2Variability
 from pythonfmu.default_experiment import DefaultExperiment
 from pythonfmu.enums import Fmi2Status
 
@@ -56,66 +60,20 @@ from ..model.fmu_interface import fmu_inputs, fmu_outputs
 from ..model.functions import External
 from ..model.names import UNITS, channels, driver_input_channels, input_channels
 from . import fmu_state
+from .fmu_fast_step import FastStep
+from .fmu_variables import ENUMERATIONS, EnumInteger, UnitReal
 
-INTEGRATORS = {0: "alf", 1: "galpha", 2: "explicit"}
+INTEGRATORS = {0: "alf", 1: "galpha", 2: "explicit", 3: "variable"}
 DEFAULT_STOP, DEFAULT_STEP = 10.0, 0.01   # DefaultExperiment (s): communication steps of 10 solver.h
 
 #: references to the FMU entry scripts' module dicts (see the KEEPALIVE note in adapters/fmu_build.py)
 KEEPALIVE: list = []
 
 
-#: the integer switches, declared as FMI enumerations: type name -> ((value, item name, description), ...)
-ENUMERATIONS = {
-    "Integrator": ((0, "alf", "index-3 augmented Lagrangian, trapezoidal rule"),
-                   (1, "galpha", "the same on the generalized-alpha scheme"),
-                   (2, "explicit", "explicit midpoint (contact scenes; h below the stability limit)")),
-    "TrapezoidalScheme": ((0, "ali3p", "ALI3-P with projections"),
-                          (1, "energy", "energy-consistent (no energy loss on fast rotations)")),
-    "InputInterpolation": ((0, "hold", "inputs held over a communication step"),
-                           (1, "linear", "inputs ramped linearly from the previous communication point")),
-}
-
-
-
 def _assembled(cm, t: float) -> tuple[np.ndarray, np.ndarray]:
     """Assembled initial positions and velocities of a compiled model."""
     res = assemble(cm, t=t)
     return res.q, res.qd
-
-class UnitReal(Real):
-    """A pythonfmu Real with a unit attribute and an optional range (``min``, ``max``)."""
-
-    def __init__(self, name: str, unit: str | None = None, min: float | None = None, max: float | None = None,
-                 **kwargs):
-        super().__init__(name, **kwargs)
-        self.unit, self.min, self.max = unit, min, max
-
-    def to_xml(self) -> Element:
-        el = super().to_xml()
-        real = el.find("Real")
-        if self.unit:
-            real.set("unit", self.unit)
-        for key in ("min", "max"):
-            if getattr(self, key) is not None:
-                real.set(key, repr(float(getattr(self, key))))
-        return el
-
-
-class EnumInteger(Integer):
-    """An Integer accessed with fmi2Get/SetInteger, declared as an Enumeration of ``ENUMERATIONS[declared_type]``."""
-
-    def __init__(self, name: str, declared_type: str, **kwargs):
-        super().__init__(name, **kwargs)
-        self.declared_type = declared_type
-        values = [v for v, _, _ in ENUMERATIONS[declared_type]]
-        self.min, self.max, self.allowed = min(values), max(values), frozenset(values)
-
-    def to_xml(self) -> Element:
-        el = super().to_xml()
-        node = el.find("Integer")
-        node.tag = "Enumeration"
-        node.set("declaredType", self.declared_type)
-        return el
 
 
 class MbsSlave(Fmi2Slave):
@@ -144,6 +102,7 @@ class MbsSlave(Fmi2Slave):
         self.rho_inf = 0.8
         self.scheme = 0
         self.input_interpolation = 0
+        self.rtol, self.atol = 1e-6, 0.0     # the variable-step integrator's tolerances (atol 0: = rtol)
         self.t_start = 0.0
         self._outputs = channels(self.model)
         self._inputs = input_channels(self.model)
@@ -156,6 +115,7 @@ class MbsSlave(Fmi2Slave):
             self.d_set[3 * k] = d.function.initial
         self.integ = None
         self.chan = None
+        self._fast: FastStep | None | bool = None   # the one-call step (None: to build; False: not applicable)
         self._units: dict[str, str] = {}
         self._init_error: str | None = None
 
@@ -177,8 +137,15 @@ class MbsSlave(Fmi2Slave):
                                        setter=lambda v: setattr(self, "integrator_kind", int(v)),
                                        description="0 = index-3 augmented Lagrangian, trapezoidal rule; "
                                                    "1 = the same on the generalized-alpha scheme; 2 = explicit "
-                                                   "midpoint (contact scenes; h below the stability limit)", **par),
-                               nested=False)
+                                                   "midpoint (contact scenes; h below the stability limit); 3 = "
+                                                   "error-controlled variable steps (solver.rtol, solver.atol)",
+                                       **par), nested=False)
+        real("solver.rtol", "1", lambda: self.rtol, lambda v: setattr(self, "rtol", float(v)),
+             description="variable steps (solver.integrator = 3): relative error bound per step on positions and "
+                         "velocities", min=1e-13, **par)
+        real("solver.atol", "1", lambda: self.atol, lambda v: setattr(self, "atol", float(v)),
+             description="variable steps (solver.integrator = 3): absolute error bound per step (SI units); "
+                         "0 = solver.rtol", min=0.0, **par)
         real("solver.rho_inf", "1", lambda: self.rho_inf, lambda v: setattr(self, "rho_inf", float(v)),
              description="generalized-alpha (solver.integrator = 1): spectral radius at infinite frequency, "
                          "in [0, 1]; 1 = no numerical damping", min=0.0, max=1.0, **par)
@@ -298,14 +265,33 @@ class MbsSlave(Fmi2Slave):
         if self._init_error is not None:
             self.log(f"doStep(t = {current_time:.9g} s) refused: {self._init_error}", Fmi2Status.error)
             return False
+        t, H = float(current_time), float(step_size)
+        fast = self._fast if self._fast is not None else self._build_fast()
+        if fast:
+            code = fast.run(t, H)
+            if code == 0:
+                if not fast.has_prev:     # the unwrap memory is valid from now on: the kernel must know it
+                    self.chan._has_prev = True
+                    self._fast = None
+                return True
+            self._fast = None             # the general path below may replace arrays (contact buffers)
+            if code is None and H > fast.capacity * self.h:
+                self._fast_substeps = math.ceil(H / self.h) + 1
         saved = self._get_fmu_state()
         try:
-            self._step(float(current_time), float(step_size))
+            self._step(t, H)
             return True
         except Exception as exc:
             self._set_fmu_state(saved)
             self._log_failure(f"doStep(t = {current_time:.9g} s, h = {step_size:.6g} s)", exc)
             return False
+
+    def _build_fast(self) -> FastStep | bool:
+        """The one-call step of this instance (adapters/fmu_fast_step.py), or False where it does not apply."""
+        if self.integ is None:
+            return False
+        self._fast = FastStep.build(self, getattr(self, "_fast_substeps", 0)) or False
+        return self._fast
 
     # --- work ------------------------------------------------------------------------------------------
     def _check_parameters(self) -> None:
@@ -318,6 +304,10 @@ class MbsSlave(Fmi2Slave):
             problems.append(f"solver.penalty must be positive, got {self.penalty}")
         if self.integrator_kind not in INTEGRATORS:
             problems.append(f"solver.integrator must be one of {sorted(INTEGRATORS)}, got {self.integrator_kind}")
+        if not (math.isfinite(self.rtol) and self.rtol >= 1e-13):
+            problems.append(f"solver.rtol must be at least 1e-13, got {self.rtol}")
+        if not (math.isfinite(self.atol) and self.atol >= 0.0):
+            problems.append(f"solver.atol must be >= 0 (0: solver.rtol), got {self.atol}")
         if not 0.0 <= self.rho_inf <= 1.0:
             problems.append(f"solver.rho_inf must be in [0, 1], got {self.rho_inf}")
         if self.scheme not in (0, 1):
@@ -339,6 +329,7 @@ class MbsSlave(Fmi2Slave):
             raise FmuMbsError(f"model '{self.model.name}': input(s) {', '.join(bad)} not finite at t = {t:.9g} s")
 
     def _initialize(self) -> None:
+        self._fast = None
         self._check_parameters()
         self._check_inputs(self.t_start)
         b = ModelBuilder.from_model(self.model)
@@ -349,8 +340,11 @@ class MbsSlave(Fmi2Slave):
         self.cm = cm
         kind = INTEGRATORS[self.integrator_kind]
         scheme = ({"rho_inf": self.rho_inf} if kind == "galpha" else
-                  {"scheme": ("ali3p", "energy")[self.scheme]} if kind == "alf" else {})
-        self.integ = STEPPERS[kind](cm, self.h, initial, penalty=self.penalty, tol=self.tolerance, **scheme)
+                  {"scheme": ("ali3p", "energy")[self.scheme]} if kind == "alf" else
+                  {"rtol": self.rtol, "atol": self.atol or self.rtol} if kind == "variable" else {})
+        if kind != "variable":   # the variable-step integrator's tol is its projection tolerance (kept at 1e-12)
+            scheme["tol"] = self.tolerance
+        self.integ = STEPPERS[kind](cm, self.h, initial, penalty=self.penalty, **scheme)
         self.integ.u[:] = self.u_set
         self.u_prev[:] = self.u_set
         self._update_outputs(0.0, 0.0)
@@ -398,7 +392,9 @@ class MbsSlave(Fmi2Slave):
         integ = None if self.integ is None else self.integ.save()
         chan = None if self.chan is None else (None if self.chan._prev_s is None else self.chan._prev_s.copy(),
                                                self.chan.ev.zs.copy())
+        control = getattr(self.integ, "_dw", None)       # the variable-step size controller (step, error)
         return {"model_id": self.state_id, "solver": (self.integrator_kind, self.scheme), "integ": integ,
+                "control": np.zeros(4) if control is None else control.ctl.copy(),
                 "chan": chan, "u_set": self.u_set.copy(), "u_prev": self.u_prev.copy(), "d_set": self.d_set.copy(),
                 "y": self.y.copy()}
 
@@ -409,6 +405,7 @@ class MbsSlave(Fmi2Slave):
         return {**tree, "model_id": self.state_id}
 
     def _set_fmu_state(self, state) -> None:
+        self._fast = None      # the unwrap memory is replaced below
         if isinstance(state, fmu_state.ParsedState):
             state = self.state_from_parsed(state)
         if state.get("model_id") != self.state_id:
@@ -423,6 +420,9 @@ class MbsSlave(Fmi2Slave):
                                        f"restored {'after' if self.integ is not None else 'before'} it")
         if state["integ"] is not None:
             self.integ.restore(state["integ"])
+            control = getattr(self.integ, "_dw", None)
+            if control is not None:     # restore() restarts the controller; the replay continues it instead
+                control.ctl[:] = state["control"]
         if state["chan"] is not None and self.chan is not None:
             prev, ref = state["chan"]
             self.chan._prev_s = None if prev is None else prev.copy()

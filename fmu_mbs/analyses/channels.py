@@ -113,6 +113,16 @@ class ChannelEvaluator:
             if len(prev_s) > n:
                 self._prev_phi[:] = prev_s[n:]
 
+    def kernel_arguments(self) -> tuple:
+        """The arguments of kernels.channel_values.channel_values that this evaluator owns, for a caller that runs
+        it inside numba (kernels/comm_step.py): (zs, zn, Q, fr, rows, mrows, out, cw, plan, q_local, angle_local,
+        planar, is_angle, prev_s, has_prev, raw, off, gather plan); the channels are ``raw[gather plan]``. Arrays
+        are the live ones (valid until the contact workspace grows or the unwrap memory is replaced)."""
+        ev, ws = self.ev, self.ev.ws
+        return (ev.zs, ev.zn, ev.Q, ws.fr, ws.rows, self._mrows, ws.out, ws.cw, self._plan_arrays, self._q_local,
+                self._angle_local, self.cm.model.planar, self._is_angle, self._prev_s, self._has_prev, self._raw,
+                self._off_blocks, self._plan)
+
     def reset(self) -> None:
         """Forget the previous state (angle unwrapping and RSDA turn counting restart)."""
         self._has_prev = False

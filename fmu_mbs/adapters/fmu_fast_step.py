@@ -1,0 +1,74 @@
+"""The FMU's one-call communication step (kernels/comm_step.py) and when it applies.
+
+``FastStep.build`` gathers, once, every array the kernel needs (the integrator's named data, a preallocated
+snapshot of its State, the output channel evaluator's arrays, the slave's input and output buffers); ``run`` is
+then one call into numba per doStep. It applies to the ALF and generalized-alpha integrators with inputs held over
+the step, on models without external drivers and after-step hooks; anything else, and any step the kernel
+declines (failed substep, non-finite input, contact buffers), takes MbsSlave's general path, which gives the same
+numbers (the kernel runs the same kernels on the same arrays in the same order).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..compiler.families import needs_after_step
+from ..kernels.alf_loop import alf_advance
+from ..kernels.comm_step import BAD_INPUT, alf_comm_step
+from ..kernels.integrate_alf import N_REP
+
+#: substeps per communication step the preallocated report holds (more: a larger one is allocated once)
+MIN_SUBSTEPS = 64
+
+
+@dataclass
+class FastStep:
+    """Argument tuples of kernels.comm_step.alf_comm_step for one slave (``None`` from ``build``: not applicable)."""
+
+    integ: object
+    chan: object
+    sc: np.ndarray         # the integrator's scalars (sc[0] = t)
+    step: float            # nominal substep (s)
+    capacity: int          # substeps the report holds
+    has_prev: bool         # the evaluator's unwrap memory was valid when built (rebuilt once it becomes so)
+    saved: tuple           # State snapshot written by the kernel at each call
+    pre: tuple
+    post: tuple
+
+    @classmethod
+    def build(cls, slave, substeps: int = MIN_SUBSTEPS) -> FastStep | None:
+        integ, chan, cm = slave.integ, slave.chan, slave.cm
+        if (integ is None or chan is None or getattr(integ, "name", None) not in ("alf", "galpha")
+                or getattr(integ, "_kernel", None) is not alf_advance
+                or slave.input_interpolation != 0 or len(slave.d_set) or cm.external_drivers
+                or needs_after_step(cm.arrays)):
+            return None
+        capacity = max(MIN_SUBSTEPS, int(substeps))
+        saved = integ.save()
+        rep = np.zeros((capacity, N_REP))
+        empty_q, empty_lam, empty_z = integ._empty[0], integ._empty[3], integ._empty[4]
+        (zs, zn, Q, fr, rows, mrows, out, cw, plan, q_local, angle_local, planar, is_angle, prev_s, has_prev, raw,
+         off, gather) = chan.kernel_arguments()
+        pre = (cm.arrays, integ._pat, integ.state, integ._ws, integ.opt)
+        post = (rep, empty_q, empty_lam, empty_z, saved, slave.u_set, slave.u_prev, cm.measure, zs, zn, Q, fr, rows,
+                mrows, out, cw, plan, q_local, angle_local, bool(planar), is_angle, prev_s, np.empty_like(prev_s),
+                bool(has_prev), raw, off, gather, slave.y)
+        return cls(integ, chan, integ.sc, float(integ.step), capacity, bool(has_prev), saved, pre, post)
+
+    def run(self, t: float, H: float) -> int | None:
+        """Advance from t by H (s) and fill the outputs: 0 on success; None if this step is not for the kernel
+        (nothing changed); else the kernel's code, with the state put back at t."""
+        t0 = float(self.sc[0])
+        span = (t + H) - t0
+        if not (0.0 < H < math.inf and span > 0.0 and abs(t - t0) <= 1e-9 * max(1.0, abs(t))):
+            return None
+        n = max(1, math.ceil(span / self.step * (1.0 - 1e-9)))   # as ALFIntegrator.advance_to
+        if n > self.capacity:
+            return None
+        code = alf_comm_step(*self.pre, n, span / n, t + H, *self.post)
+        if code != 0 and code != BAD_INPUT:
+            self.integ.restore(self.saved)
+        return code
