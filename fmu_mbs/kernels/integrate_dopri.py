@@ -86,6 +86,7 @@ SIG_PRIME = 1125899906842597   # event signatures are hashed modulo this prime (
 #: statuses beyond integrate_alf's
 TOO_MANY_STEPS = 20
 STEP_TOO_SMALL = 21
+REDO = 22           # internal: the step is rejected and retried with a fifth of its size
 
 #: DopriWork.ctl: the controller's memory and counters, kept between calls
 C_H = 0             # step size proposal (s; 0: choose one)
@@ -187,13 +188,19 @@ def start_state(m, sv, bv, pat, st, ws, dw, opt, t, balance, noncons):
 
 @njit(cache=True, _nrt=False, inline="always")
 def try_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, rtol, atol):
-    """Stages 2-7 of the step (t, hs) from the start (dw.q0, dw.qd0, stage 1 in dw.kq[0], dw.kv[0]); the element
-    states of stage s advanced over c_s hs from the committed ones. Leaves the fifth-order solution and its
-    accelerations in st. Returns (error norm: inf if a stage failed, whether a stage saw another event signature
-    than the start, elastic energy J of the last stage, failing envelope row or -1)."""
+    """Stages 2-7 of the step (t, hs) from the current state (kept in dw.q0, dw.qd0, dw.lam0; stage 1 in dw.kq[0],
+    dw.kv[0]); the element states of stage s advanced over c_s hs from the committed ones. Leaves the fifth-order
+    solution and its accelerations in st. Returns (error norm: inf if a stage failed, whether a stage saw another
+    event signature than the start, elastic energy J of the last stage, failing envelope row or -1)."""
     q, qd, qdd = st.q, st.qd, st.qdd
     kq, kv, q0, qd0 = dw.kq, dw.kv, dw.q0, dw.qd0
     n = q.shape[0]
+    for i in range(n):
+        q0[i] = q[i]
+        qd0[i] = qd[i]
+    for k in range(st.lam.shape[0]):
+        dw.lam0[k] = st.lam[k]
+        ws.y2[k] = st.lam[k]           # joint friction's multipliers: the step start's
     event = False
     V = 0.0
     for s in range(1, 7):
@@ -227,17 +234,18 @@ def accept_step(m, sv, bv, pat, st, ws, dw, opt, t1, hs, balance, noncons, V):
     """Complete an accepted step ending at t1: projections onto the position and velocity constraints, the
     seventh stage's element states committed, the end state's accelerations (re-evaluated if a projection moved
     it), the after-step hooks, the work over the step (trapezoidal rule on the powers). Returns (status, detail,
-    elastic energy J of the end state)."""
+    elastic energy J of the end state, 1 if it was re-evaluated else 0); status REDO: T is singular at the new
+    positions (a loose tolerance let the step land where the constraints lose rank), nothing committed."""
     q, qd, qdd = st.q, st.qd, st.qdd
     n = q.shape[0]
     for i in range(n):
         ws.q0[i] = q[i]
         ws.qd0[i] = qd[i]
-    for k in range(st.zs.shape[0]):    # the seventh stage's element states are the step's
-        st.zs[k] = ws.zn[k]
     bad, _ = project_end(m, bv, pat, st, ws, t1, 1.0, opt.tol, opt.c, opt.pivot)
     if bad >= 0:
-        return SINGULAR, float(bad), V, 0
+        return REDO, float(bad), V, 0
+    for k in range(st.zs.shape[0]):    # the seventh stage's element states are the step's
+        st.zs[k] = ws.zn[k]
     moved = False
     for i in range(n):
         if q[i] != ws.q0[i] or qd[i] != ws.qd0[i]:
@@ -300,7 +308,6 @@ def dopri_advance(m, pat, st, ws, opt, dw, t_out, t_stop, rtol, atol, h_max, eve
     sv = system_view(m, ws.fr)
     bv = body_view(m)
     sc, ctl, cstat = st.sc, dw.ctl, ws.cw.stat
-    n = st.q.shape[0]
     balance = opt.energy_balance > 0.0
     noncons = opt.noncons > 0.0
     for i in range(st.u.shape[0]):
@@ -342,12 +349,6 @@ def dopri_advance(m, pat, st, ws, opt, dw, t_out, t_stop, rtol, atol, h_max, eve
                 snapped = True
             if hs < 1e-14 * max(1.0, abs(t)):
                 return STEP_TOO_SMALL, io, t
-            for i in range(n):
-                dw.q0[i] = st.q[i]
-                dw.qd0[i] = st.qd[i]
-            for k in range(st.lam.shape[0]):
-                dw.lam0[k] = st.lam[k]
-                ws.y2[k] = st.lam[k]           # joint friction's multipliers: the step start's
             err, event, V, bad = try_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, rtol, atol)
             evals += 6
             if cstat[ST_PAIR_OVERFLOW] != 0 or cstat[ST_STATE_OVERFLOW] != 0:
@@ -360,6 +361,13 @@ def dopri_advance(m, pat, st, ws, opt, dw, t_out, t_stop, rtol, atol, h_max, eve
                 t = end if snapped else t + hs
                 status, detail, V, moved = accept_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, balance, noncons, V)
                 evals += moved
+                if status == REDO:
+                    back_to_start(st, dw)
+                    t = t0
+                    h = FAC_MIN * hs
+                    rejected += 1
+                    ctl[C_REJECTED] += 1.0
+                    continue
                 sc[SC_T] = t
                 if status != OK:
                     return status, io, detail

@@ -139,11 +139,16 @@ class ExplicitIntegrator(ALFIntegrator):
             super()._raise(status, h, err, halvings)
         redone = f", after {halvings} halving(s) of the step {h * 2 ** halvings:.3g} s" if halvings else ""
         h0 = h * 2 ** halvings
-        # the frequency of the start: a state thrown off by the failure has none worth reporting (measured 2e68)
-        omega = highest_frequency(self.cm, *self._start)
+        # the frequency where it failed, unless the failure threw the state off (h omega > 1e6; measured 2e68
+        # rad/s on the spatial slider-crank): then the start's
+        omega = highest_frequency(self.cm, self.t, self.q.copy(), self.qd.copy())
+        if not (np.isfinite(omega) and h0 * omega < 1e6):
+            omega = highest_frequency(self.cm, *self._start)
         where = (f"model '{self.cm.model.name}': {self.label} integrator failed at t = {self.t + h:.9g} s (step "
                  f"{h:.3g} s{redone})")
-        if np.isfinite(omega) and h0 * omega < 0.5:
+        # the acceleration solve is the cause only where nothing else can stiffen: constraints, no contact shapes
+        constrained = self.cm.n_rows > 0 and len(self.cm.arrays.shape_kind) == 0
+        if constrained and np.isfinite(omega) and h0 * omega < 0.5:
             raise ConvergenceError(f"{where}: {_FAILED[status]}: {self._solve_text(h0, omega, None)}")
         raise ConvergenceError(
             f"{where}: {self.reasons.get(status, 'unknown failure')} ({self._detail(status, err)}): the step is "
