@@ -14,8 +14,10 @@ skips the per-step part.
 
 Per macro step (pendulum and four-bar, warm cache): H = 1 ms communication steps with solver.h = 1 ms (one ALF
 substep per step); each step is setReal of the input + doStep + getReal of 4 outputs, timed one by one; the median
-over the measured steps is reported, with the median of each call, next to the same work done by the library
-directly (ALF advance + output channels, no FMI) in another fresh process.
+over the measured steps is reported, with the median of each call, next to the peers issue 13 names: the same work
+done by the library directly (ALF advance + output channels, no FMI) and a pythonfmu FMU that does nothing (one
+input, four outputs, a doStep that returns at once: the floor of any Python FMU under fmpy), each in another fresh
+process. The ratio column is the model's step over the no-op FMU's.
 
     python bench/fmu_latency.py [--runs 1] [--steps 2000]
 """
@@ -143,6 +145,27 @@ LIBRARY_STEPS = textwrap.dedent("""
     print(json.dumps({{"library": statistics.median(lib), "ALF advance": statistics.median(adv)}}))
 """)
 
+# The peer: a pythonfmu 0.7.0 FMU whose doStep does nothing (built by pythonfmu, run through its own binary).
+NOOP_SLAVE = textwrap.dedent("""
+    from pythonfmu import Fmi2Causality, Fmi2Slave, Real
+
+    class NoOp(Fmi2Slave):
+        author = "fmu-mbs bench"
+        description = "does nothing: the cost floor of a Python FMU"
+
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.u, self.y = 0.0, [0.0, 0.0, 0.0, 0.0]
+            self.register_variable(Real("u", causality=Fmi2Causality.input))
+            for k in range(4):
+                self.register_variable(Real(f"y{k}", causality=Fmi2Causality.output,
+                                            getter=lambda k=k: self.y[k]))
+
+        def do_step(self, current_time, step_size):
+            return True
+""")
+NOOP = {"input": "u", "u_expr": "0.5 * math.sin(2.0 * math.pi * t)", "outputs": ["y0", "y1", "y2", "y3"]}
+
 MODELS = {
     "pendulum": {"input": "P1.F[1]", "u_expr": "0.5 * math.sin(2.0 * math.pi * t)",
                  "outputs": ["P1.r[1]", "P1.r[2]", "P1.v[1]", "P1.v[2]"]},
@@ -211,6 +234,14 @@ def main() -> None:
                       f"{statistics.median(r[phase] for r in warm):11.3f}")
         if args.startup_only:
             return
+        from pythonfmu.builder import FmuBuilder
+
+        script = Path(tmp, "NoOp.py")
+        script.write_text(NOOP_SLAVE)
+        noop_fmu = FmuBuilder.build_FMU(script, dest=tmp)
+        noop_code = FMU_STEPS.replace('fmu.setReal([vr["solver.h"]], [H])', "pass")
+        noop, _ = child(noop_code.format(steps=args.steps, fmu=str(noop_fmu), input=NOOP["input"],
+                                         outputs=NOOP["outputs"], u_expr=NOOP["u_expr"]), caches[-1])
 
         cache = caches[-1]
         for name in MODELS:   # the cache holds the pendulum's kernels; this adds the four-bar's, if any
@@ -218,16 +249,20 @@ def main() -> None:
         print(f"\nper macro step, H = solver.h = 1 ms, median over {args.steps} steps after 200 warm-up steps, "
               f"us")
         cols = ("setReal", "doStep", "getReal", "step", "p90 step", "library", "ALF advance")
-        print(f"  {'model':10s}" + "".join(f" {c:>11s}" for c in cols))
+        print(f"  {'model':10s}" + "".join(f" {c:>11s}" for c in cols) + f" {'/ no-op':>8s}")
+        print(f"  {'no-op FMU':10s}" + "".join(f" {noop[c] / 1e3:11.1f}" for c in cols[:5]) + " " * 24
+              + f" {1.0:8.2f}")
         for name, m in MODELS.items():
             res, _ = child(FMU_STEPS.format(steps=args.steps, fmu=str(fmus[name]), input=m["input"],
                                             outputs=m["outputs"], u_expr=m["u_expr"]), cache)
             lib, _ = child(LIBRARY_STEPS.format(steps=args.steps, model=str(ROOT / "models" / f"{name}.json"),
                                                 input=m["input"], u_expr=m["u_expr"]), cache)
             res.update(lib)
-            print(f"  {name:10s}" + "".join(f" {res[c] / 1e3:11.1f}" for c in cols))
+            print(f"  {name:10s}" + "".join(f" {res[c] / 1e3:11.1f}" for c in cols)
+                  + f" {res['step'] / noop['step']:8.2f}")
         print("\n  setReal: 1 input; getReal: 4 outputs in one call; step: setReal + doStep + getReal;\n"
-              "  library: the same work without FMI (ALF advance + output channels), in a process of its own")
+              "  library: the same work without FMI (ALF advance + output channels), in a process of its own;\n"
+              "  no-op FMU: a pythonfmu FMU whose doStep returns at once; / no-op: step over the no-op FMU's step")
 
 
 if __name__ == "__main__":
