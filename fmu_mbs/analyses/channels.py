@@ -123,6 +123,20 @@ class ChannelEvaluator:
                 self._angle_local, self.cm.model.planar, self._is_angle, self._prev_s, self._has_prev, self._raw,
                 self._off_blocks, self._plan)
 
+    def finish_planar(self) -> None:
+        """Planar models: the frame angles ``phi`` (rad) from the quaternion entries the kernel wrote into the raw
+        values, continuous over turns against the previous call's (none before the first call); then the evaluator
+        remembers its state. Runs after every kernel evaluation, also the FMU's one-call step's."""
+        if self._planar:
+            phi = 2.0 * np.arctan2(self._raw[self._quat_z], self._raw[self._quat_w])
+            if self._has_prev:
+                jump = phi - self._prev_phi
+                phi = self._prev_phi + np.arctan2(np.sin(jump), np.cos(jump))
+            else:
+                phi = np.arctan2(np.sin(phi), np.cos(phi))
+            self._prev_phi[:] = phi
+            self._raw[self._off["phi"]:self._off["phi"] + len(phi)] = phi
+
     def reset(self) -> None:
         """Forget the previous state (angle unwrapping and RSDA turn counting restart)."""
         self._has_prev = False
@@ -162,15 +176,7 @@ class ChannelEvaluator:
         self._prev_s[:] = prev_s
         self._raw[self._off["sums"]] = dissipated
         self._raw[self._off["sums"] + 1] = energy_input
-        if self._planar:
-            phi = 2.0 * np.arctan2(self._raw[self._quat_z], self._raw[self._quat_w])
-            if self._has_prev:
-                jump = phi - self._prev_phi
-                phi = self._prev_phi + np.arctan2(np.sin(jump), np.cos(jump))
-            else:
-                phi = np.arctan2(np.sin(phi), np.cos(phi))
-            self._prev_phi[:] = phi
-            self._raw[self._off["phi"]:self._off["phi"] + len(phi)] = phi
+        self.finish_planar()
         check_contact_states(self.cm, ws.cw)
         self._has_prev = True
         ev.zs[:] = ev.zn                              # element states (RSDA turns) from this state on
