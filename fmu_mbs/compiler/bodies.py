@@ -13,6 +13,7 @@ from ..kernels.bodies.modal import ModalArrays
 from ..model.elements import FlexibleBody, ModalBody, Model, PlanarBody, PointMass, RigidBody
 from ..model.validate_flexible import marker_node
 from ..model.validate_modal import node_row
+from .modal_data import modal_data
 
 _AXES = ("x", "y", "z", "rx", "ry", "rz")
 
@@ -45,8 +46,6 @@ def _euler(orientation, angular_velocity) -> tuple[list, list]:
 
 
 def _modal(t: dict, i: int, b: ModalBody, q0: list, qd0: list, q_names: list) -> None:
-    from .modal_data import modal_data  # here: fmu_mbs.fe and scipy.sparse only for models with modal bodies
-
     data = modal_data(b)
     m = data.inv.n_modes
     for name in ("modal_coordinates", "modal_velocities"):
