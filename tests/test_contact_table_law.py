@@ -97,7 +97,8 @@ def test_loading_unloading_separation_and_reloading_follow_the_tables():
     back_in = np.arange(apart[-1] + 1, len(fn))
     lost = back_in[(ref[back_in] == 0.0) & (depth_geo[back_in] > 0.0)]
     assert lost.size > 5
-    assert np.all(_law(depth_geo, keep_set=False)[lost] > 100.0)    # a law that forgot it would push there
+    forgot = _law(depth_geo, keep_set=False)[lost]                   # a law that forgot it would push there
+    assert np.all(forgot > 0.0) and forgot.max() > 1e3
     # the depth channel reads zero where the force is zero, the penetration where it is not
     assert np.all(depth[fn == 0.0] == 0.0)
     on = fn > 0.0

@@ -53,12 +53,12 @@ def _law(phis, rates):
     return np.array(out)
 
 
-def _arm(b):
+def _arm(b, damping=C):
     b.add_marker("pivot", "ground")
     b.add_marker("hinge", "arm")
     b.add_joint("pin", "revolute", "pivot", "hinge")
     b.add_force(JointStop("neck", "pivot", "hinge", loading_curve=TABLE, unloading_stiffness=KU, lower=LOWER,
-                          upper=UPPER, stop_stiffness=KS, damping=C))
+                          upper=UPPER, stop_stiffness=KS, damping=damping))
 
 
 def test_a_prescribed_angle_history_follows_the_table_the_hysteresis_and_the_stops():
@@ -85,10 +85,12 @@ def test_a_prescribed_angle_history_follows_the_table_the_hysteresis_and_the_sto
 
 
 def test_an_arm_swinging_into_the_stops_keeps_the_energy_balance():
-    w0 = 6.0
+    # the table stores ~9.4 J up to the upper stop: 20 J of spin reaches it; a light damper (I / c = 0.33 s) lets
+    # the arm get there and swing back past the lower stop
+    w0 = 20.0
     b = ModelBuilder("arm", gravity=(0.0, 0.0, 0.0))
     b.add_rigid_body("arm", 1.0, [0.1, 0.1, 0.1], angular_velocity=(0.0, 0.0, w0))
-    _arm(b)
+    _arm(b, damping=0.3)
     cm = compile_model(b.build())
     tr = simulate(cm, 0.6, 1e-4)
     e0 = 0.5 * 0.1 * w0 ** 2
@@ -97,7 +99,7 @@ def test_an_arm_swinging_into_the_stops_keeps_the_energy_balance():
     assert np.max(np.abs(total - e0)) < 1e-3 * e0
     names = channel_names(cm.model)
     phi = evaluate_channels(cm, tr)[:, names.index("neck.angle")]
-    assert phi.max() > UPPER and phi.min() < 0.0                  # it hit the stop and came back
+    assert phi.max() > UPPER and phi.min() < LOWER                 # it hit the stop and came back
     assert i["energy_dissipated"][-1] > 0.1 * e0                    # the loop and the damper took their share
 
 
