@@ -22,6 +22,7 @@ from ..kernels.families import (
     crush_spring,
     hydraulic_cylinder,
     joint_friction,
+    joint_stop,
     passive_cylinder,
     point_load,
     rotational_spring_damper,
@@ -33,6 +34,7 @@ from . import belt as belt_lowering
 from . import contacts, force_elements, hydraulics
 from . import crush_spring as crush_spring_lowering
 from . import joint_friction as joint_friction_lowering
+from . import joint_stop as joint_stop_lowering
 from . import passive_cylinder as passive_cylinder_lowering
 
 
@@ -89,6 +91,8 @@ FAMILIES: tuple[Family, ...] = (
            force_elements.two_markers, stiffness=True),
     Family("belt", FORCE_KINDS["belt"], belt, belt_lowering.lower, force_elements.always,
            belt_lowering.coupled_markers, stiffness=True),
+    Family("jstop", FORCE_KINDS["joint_stop"], joint_stop, joint_stop_lowering.lower, force_elements.always,
+           force_elements.two_markers, stiffness=True),
 )
 
 if [f.element for f in FAMILIES] != list(FORCE_KINDS.values()):     # pragma: no cover - registry invariant

@@ -16,7 +16,9 @@ Normal force fn >= 0 (no attraction), applied +fn n on a and -fn n on b at p:
   lankarani_nikravesh                               chi = 3 (1 - e^2) / 4            (seed 001 P3 eq. 20)
   flores                                            chi = 8 (1 - e) / (5 e)          (Flores et al. 2011)
   table               loading curve L(d); on unloading from the largest depth d_m the unloading curve U
-                      shifted to pass through (d_m, L(d_m)): fn = min(L(d), U(d - d_m + U^-1(L(d_m))))
+                      shifted to pass through (d_m, L(d_m)): fn = min(L(d), U(d - d_m + U^-1(L(d_m)))); its zero
+                      is the permanent set, kept after the shapes separate (the record of d_m outlives the
+                      contact); the potential is the recoverable energy under the shifted U (zero when separated)
 d'- is the closing speed at first touch (a state, floored at min_impact_speed).
 
 Friction force f_t on a (-f_t on b), at p:
@@ -30,10 +32,12 @@ Friction force f_t on a (-f_t on b), at p:
 States per contact point [d'-, s (3), d_m] live in one hash table inside z (Z_RECORD values per record, keyed
 by (shape a, shape b, point)): each evaluation looks a point up in the committed table zs and writes its
 candidate record into zn, which holds records only for the points in contact at that evaluation (the records
-of the previous evaluation are cleared first, through the ``used`` list). A full table sets
-ST_STATE_OVERFLOW: the caller fails with an error naming the compile option ``contact_state_capacity``.
+of the previous evaluation are cleared first, through the ``used`` list), except that the records of table-law
+contacts with an unloading curve are carried over while the shapes are apart (their d_m: the permanent set). A
+full table sets ST_STATE_OVERFLOW: the caller fails with an error naming the compile option ``contact_state_capacity``.
 MODE_CONSERVATIVE keeps only the elastic normal force (the energy split's conservative variant): damping,
-hysteresis and friction off.
+hysteresis and friction off; for the table law with an unloading curve, the derivative of its recoverable energy
+along the path.
 """
 
 from __future__ import annotations
@@ -84,6 +88,7 @@ R_POINT = 2
 R_V0 = 3
 R_S = 4
 R_DM = 7
+ON_CURVE = 1e-6       # table law: relative distance below the largest depth still taken as loading by the energy split
 MAX_LOAD_NUM = 3      # a table is full at 3/4 of its records (linear probing stays short)
 MAX_LOAD_DEN = 4
 # contact workspace cw = (lo, hi, order, pairs, out, col, box, cursor, stat, used, fpar, bptr, bidx, mark); the
@@ -131,21 +136,42 @@ def _curve_inverse(curve_par, adr, n, y):
 
 
 @njit(cache=True, _nrt=False)
-def _table_force(curve_par, curves, d, zs, zn, zr, zw, full):
-    """(fn, elastic potential) of the table law (curves = [loading adr, n, unloading adr, n])."""
-    fl, _, V = eval_curve(curve_par, curves[0], curves[1], d)
-    f = fl
+def _table_force(curve_par, curves, d, dd, zs, zn, zr, zw, full):
+    """(fn, recoverable elastic energy) of the table law (curves = [loading adr, n, unloading adr, n]); not
+    ``full`` (MODE_CONSERVATIVE): (dE/dd along the path, E) instead, so the energy split dissipates the rest.
+
+    Without an unloading curve the law is elastic: E = integral of L. With one, E is the area under the shifted
+    unloading curve from the permanent set to d: what the contact gives back on separating, zero once separated."""
+    fl, sl, al = eval_curve(curve_par, curves[0], curves[1], d)
     dm = d
     if zr >= 0:
         dm = max(zs[zr + R_DM], d)
     if zw >= 0:
         zn[zw + R_DM] = dm
-    if full and curves[3] > 0 and d < dm:
-        fm, _, _ = eval_curve(curve_par, curves[0], curves[1], dm)
-        shift = _curve_inverse(curve_par, curves[2], curves[3], fm) - dm
-        fu, _, _ = eval_curve(curve_par, curves[2], curves[3], d + shift)
-        f = min(fl, fu)
-    return max(f, 0.0), V
+    ua, un = curves[2], curves[3]
+    if un == 0:
+        return max(fl, 0.0), al
+    x0 = _curve_inverse(curve_par, ua, un, 0.0)             # the unloading curve's zero (before the shift)
+    _, _, a0 = eval_curve(curve_par, ua, un, x0)
+    loading = d >= dm
+    if not full and dd > 0.0 and dm - d <= ON_CURVE * dm + 1e-12:
+        loading = True      # on the curve up to the solver's last correction (< tol), moving on: still loading
+    if loading:                                              # loading: E(d) = area of U up to U^-1(L(d))
+        xs = _curve_inverse(curve_par, ua, un, fl)
+        _, su, ax = eval_curve(curve_par, ua, un, xs)
+        energy = max(ax - a0, 0.0)
+        if not full:
+            return (fl * sl / su if su > 0.0 else fl), energy
+        return max(fl, 0.0), energy
+    fm, _, _ = eval_curve(curve_par, curves[0], curves[1], dm)
+    x = d + _curve_inverse(curve_par, ua, un, fm) - dm      # on U shifted through (d_m, L(d_m))
+    if x <= x0:
+        return 0.0, 0.0                                      # below the permanent set
+    fu, _, ax = eval_curve(curve_par, ua, un, x)
+    energy = max(ax - a0, 0.0)
+    if not full:
+        return max(fu, 0.0), energy
+    return max(min(fl, fu), 0.0), energy
 
 
 @njit(cache=True, _nrt=False)
@@ -154,7 +180,7 @@ def normal_force(law, par, curve_par, curves, k, d, dd, h, zs, zn, zr, zw, full)
     parameters ``par`` (CP_* columns) and curve addresses ``curves``; zr / zw: its state record in the committed
     table zs / the candidate table zn, or -1 (none committed / not stored)."""
     if law == LAW_TABLE:
-        return _table_force(curve_par, curves, d, zs, zn, zr, zw, full)
+        return _table_force(curve_par, curves, d, dd, zs, zn, zr, zw, full)
     ex = par[CP_EXPONENT]
     if ex == 1.0:       # the linear law without pow (two calls cost ~1/3 of a point's forces): pow(d, 1) = d
         fe = k * d

@@ -30,6 +30,7 @@ from .families import (
     crush_spring,
     hydraulic_cylinder,
     joint_friction,
+    joint_stop,
     passive_cylinder,
     point_load,
     rotational_spring_damper,
@@ -81,6 +82,8 @@ def add_element_forces(m, sv, t, q, u, h, zs, zn, mode, Q, out):
         V += crush_spring.add_forces(m.crush, sv, q, zs, zn, mode, Q, out)
     if m.belt.p_start.shape[0] > 0:
         V += belt.add_forces(m.belt, sv, t, q, u, zs, zn, mode, Q, out)
+    if m.jstop.mi.shape[0] > 0:
+        V += joint_stop.add_forces(m.jstop, sv, q, zs, zn, mode, Q, out)
     if mode == MODE_FULL and u.shape[0] > 0:
         add_marker_inputs(m, sv, q, u, Q)
     return V

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from .fields import Curve, Vec, param
 from .functions import Constant, TimeFunction
 from .interface import Interface, Signal
+from .joint_stop import JointStop
 
 # --- force elements -----------------------------------------------------------------------------
 
@@ -423,7 +424,7 @@ class Belt(Interface):
 
 
 ForceElement = (SpringDamper | RotationalSpringDamper | Bushing | PointLoad | Actuator | HydraulicCylinder | Contact
-                | PassiveCylinder | JointFriction | CrushSpring | Belt)
+                | PassiveCylinder | JointFriction | CrushSpring | Belt | JointStop)
 
 FORCE_KINDS: dict[str, type] = {
     "spring_damper": SpringDamper,
@@ -437,4 +438,5 @@ FORCE_KINDS: dict[str, type] = {
     "joint_friction": JointFriction,
     "crush_spring": CrushSpring,
     "belt": Belt,
+    "joint_stop": JointStop,
 }

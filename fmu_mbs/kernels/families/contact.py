@@ -1,7 +1,8 @@
 """Contact family: the force of every contact element at one evaluation (the laws, friction, state table and
 workspace: kernels/contact.py; the narrow phase: kernels/contact_geometry/; the broad phase:
 kernels/broad_phase.py). Output block per contact element: fn (sum of the normal forces of its points, N),
-ft (3) (resultant friction force on the shapes_a side, world axes, N), depth (largest penetration, m)."""
+ft (3) (resultant friction force on the shapes_a side, world axes, N), depth (largest penetration of the points
+that carry a normal force, m: zero when the force is zero)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,13 @@ from ..broad_phase import candidate_pairs_ws, shape_aabb
 from ..contact import (
     FP_MARGIN,
     FRICTION_NONE,
+    LAW_TABLE,
     N_CONT_OUT,
+    R_DM,
+    R_POINT,
     R_S,
+    R_S_KEY,
+    R_T_KEY,
     ST_ACTIVE,
     ST_NEEDED,
     ST_PAIR_OVERFLOW,
@@ -89,9 +95,12 @@ def add_forces(m, sv, q, h, zs, zn, mode, Q, out, cw):
     the model), and sphere-sphere / sphere-plane pairs skip the general ``collide`` dispatch (contact_geometry fast
     paths)."""
     a = m.contact
+    keep = False
     for c in range(a.law.shape[0]):
         for j in range(N_CONT_OUT):
             out[a.out_adr[c] + j] = 0.0
+        if a.law[c] == LAW_TABLE and a.curves[c, 3] > 0:
+            keep = True
     if m.shape_kind.shape[0] < 2 or a.law.shape[0] == 0:
         return 0.0
     pairs, pts, stat, used = cw.pairs, cw.out, cw.stat, cw.used
@@ -168,7 +177,34 @@ def add_forces(m, sv, q, h, zs, zn, mode, Q, out, cw):
             out[base + 1] += f0
             out[base + 2] += f1
             out[base + 3] += f2
-            if d > out[base + 4]:
+            if fn > 0.0 and d > out[base + 4]:
                 out[base + 4] = d
         V += Vp
+    if keep:
+        keep_permanent_sets(m, zs, zn, used, stat)
     return V
+
+
+@njit(cache=True, _nrt=False)
+def keep_permanent_sets(m, zs, zn, used, stat):
+    """Copy into zn the committed records (their largest depth d_m) of table-law contacts with an unloading curve
+    whose points the last evaluation did not reach (shapes apart): the permanent set outlives the contact.
+    O(capacity) per evaluation, only in models with such a contact."""
+    a = m.contact
+    adr = m.cont_state[0]
+    cap = m.cont_state[1]
+    for k in range(cap):
+        base = adr + Z_RECORD * k
+        if zs[base + R_S_KEY] == 0.0 or zs[base + R_DM] <= 0.0:
+            continue
+        s = int(zs[base + R_S_KEY]) - 1
+        t = int(zs[base + R_T_KEY]) - 1
+        i = int(zs[base + R_POINT])
+        c, _, _ = pair_element(m.shape_body, m.shape_sig, m.sig_contact, m.sig_swap, s, t)
+        if c < 0 or a.law[c] != LAW_TABLE or a.curves[c, 3] == 0:
+            continue
+        if state_find(zn, adr, cap, s, t, i) >= 0:
+            continue
+        zw = state_insert(zn, adr, cap, s, t, i, used, stat)
+        if zw >= 0:
+            zn[zw + R_DM] = zs[base + R_DM]

@@ -9,9 +9,13 @@ permanent set d_p = d_m - F_m / k_u; it carries no tension. The force pushes the
 Closed forms (a mass m at V0 into a rigid wall through a linear curve L = k d): d_m = V0 sqrt(m/k) at t = pi/2
 sqrt(m/k), rebound speed V0 sqrt(k/k_u) (restitution e = sqrt(k/k_u)), permanent set d_m (1 - k/k_u).
 
-Energy: the potential is the loading curve's integral A(d) (MODE_CONSERVATIVE evaluates the static curve), so the
-energy split counts (L(d) - F) d' as dissipated: the hysteresis loop and the rate factor's work. The absorbed
-energy output integrates F dd over the evaluations along the path (trapezoidal, a state).
+Energy: the potential is the elastic energy the element would give back by unloading, E = F_u^2 / (2 k_u) with
+F_u = max(F_m - k_u (d_m - d), 0) the unloading line's force (on loading F_u = L(d)): zero once the element has
+sprung back to its permanent set or the structure has separated; the rest of the work done on it is dissipated.
+MODE_CONSERVATIVE returns dE/dd along the path, F_u below d_m and L(d) L'(d) / k_u on loading (d_m moves with d),
+so the energy split counts (F - dE/dd) d' as dissipated: the plastic work, the hysteresis loop and the rate
+factor's work. The absorbed energy output integrates F dd over the evaluations along the path (trapezoidal, a
+state).
 Outputs: deflection (m), force (N), absorbed energy (J). States per element: d_m, F_m, d and F of the last
 committed evaluation, absorbed energy.
 """
@@ -33,30 +37,38 @@ Z_F_MAX = 1        # static loading force there (N)
 Z_D_LAST = 2       # compression of the last committed evaluation (m)
 Z_F_LAST = 3       # its force (N)
 Z_ABSORBED = 4     # work done on the element (J)
+ON_CURVE = 1e-6    # relative distance below the largest compression still taken as loading by the energy split
 
 
 @njit(cache=True, _nrt=False)
 def crush_force(curve_par, curve, ku, rate_d, rate_p, d, dd, d_max, f_max, mode):
-    """(force N, static loading force N, loading-curve integral J, new d_max, new F_max) at compression d and rate
-    dd with the history (d_max, f_max)."""
+    """(force N, static loading force N, recoverable elastic energy J, new d_max, new F_max) at compression d and
+    rate dd with the history (d_max, f_max); MODE_CONSERVATIVE: the force is dE/dd along the path."""
     if d <= 0.0:
         return 0.0, 0.0, 0.0, d_max, f_max
-    fl, _, area = eval_curve(curve_par, curve[0], curve[1], d)
-    if mode == MODE_CONSERVATIVE:
-        return fl, fl, area, d_max, f_max
-    if d >= d_max:                                        # loading: on the curve, with the rate factor
+    fl, slope, _ = eval_curve(curve_par, curve[0], curve[1], d)
+    loading = d >= d_max
+    if mode == MODE_CONSERVATIVE and dd > 0.0 and d_max - d <= ON_CURVE * d_max + 1e-12:
+        loading = True      # on the curve up to the solver's last correction (< tol), moving on: still loading
+    if loading:                                           # loading: on the curve, with the rate factor
+        energy = fl * fl / (2.0 * ku)
+        if mode == MODE_CONSERVATIVE:
+            return fl * slope / ku, fl, energy, d, fl
         f = fl
         if rate_d > 0.0 and dd > 0.0:
             f *= 1.0 + (dd / rate_d) ** (1.0 / rate_p)
-        return f, fl, area, d, fl
-    f = min(fl, f_max - ku * (d_max - d))                 # unloading and reloading line
-    return max(f, 0.0), fl, area, d_max, f_max
+        return f, fl, energy, d, fl
+    fu = max(f_max - ku * (d_max - d), 0.0)               # unloading and reloading line
+    energy = fu * fu / (2.0 * ku)
+    if mode == MODE_CONSERVATIVE:
+        return fu, fl, energy, d_max, f_max
+    return max(min(fl, fu), 0.0), fl, energy, d_max, f_max
 
 
 @njit(cache=True, _nrt=False)
 def add_forces(a, sv, q, zs, zn, mode, Q, out):
-    """Q += the crush forces; the history goes to zn; writes the output blocks; returns the loading curves'
-    integral (J)."""
+    """Q += the crush forces; the history goes to zn; writes the output blocks; returns the recoverable elastic
+    energy (J)."""
     V = 0.0
     for k in range(a.mi.shape[0]):
         mi = a.mi[k]
@@ -64,9 +76,9 @@ def add_forces(a, sv, q, zs, zn, mode, Q, out):
         e, l, ld = line(sv, mi, mj)
         d = a.l0[k] - l
         z = a.z_adr[k]
-        f, _, area, d_max, f_max = crush_force(sv.curve_par, a.curve[k], a.k_unload[k], a.rate_d[k], a.rate_p[k], d,
+        f, _, energy, d_max, f_max = crush_force(sv.curve_par, a.curve[k], a.k_unload[k], a.rate_d[k], a.rate_p[k], d,
                                                -ld, zs[z + Z_D_MAX], zs[z + Z_F_MAX], mode)
-        V += area
+        V += energy
         absorbed = zs[z + Z_ABSORBED] + 0.5 * (zs[z + Z_F_LAST] + f) * (d - zs[z + Z_D_LAST])
         if mode != MODE_CONSERVATIVE:
             zn[z + Z_D_MAX] = d_max
