@@ -56,8 +56,10 @@ def test_spatial_slider_crank_raises_on_energy_loss_and_names_the_acceleration_s
         simulate(cm, 10.0, 5e-4, integrator="explicit", output_step=0.01)
     solve = (r"well inside the explicit stability limit \(h omega = 0.0[67].*the step size is not the cause: the "
              r"acceleration-level constraint solve did not converge.*penalty=1e\+05")
-    with pytest.raises(ConvergenceError, match=r"energy balance .* drifted by .*" + solve) as err:
-        simulate(cm, 10.0, 1e-3, integrator="explicit", output_step=0.01)      # within a few steps
+    # within a few steps; which symptom of the failing solve shows first (the energy drift or a matrix that is no
+    # longer positive definite) depends on rounding, and both messages name the solve, not the step
+    with pytest.raises(ConvergenceError, match=r"(energy balance .* drifted by|failed at t = ).*" + solve) as err:
+        simulate(cm, 10.0, 1e-3, integrator="explicit", output_step=0.01)
     assert "massless" not in str(err.value) and "too large" not in str(err.value)
     with pytest.raises(ConvergenceError, match=r"failed at t = .*" + solve) as err:
         simulate(cm, 10.0, 1e-3, integrator="explicit", output_step=0.01, energy_tol=None)

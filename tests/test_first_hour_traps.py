@@ -42,21 +42,6 @@ def test_planar_frame_angle_is_continuous_over_turns_and_w_is_its_rate():
     assert traj["rim.r[1]"] == pytest.approx(0.3 * traj.t + 0.2 * np.cos(w * traj.t), abs=1e-9)
 
 
-def test_output_step_a_multiple_of_the_step_gives_every_mth_row_of_recording_every_step():
-    cm = compile_model(load_model(MODELS / "pendulum.json"))
-    every = simulate(cm, 0.5, 1e-3)
-    for m in (2, 5):
-        sparse = simulate(cm, 0.5, 1e-3, output_step=m * 1e-3)
-        assert sparse.t == pytest.approx(every.t[::m], abs=1e-15)
-        assert sparse.q == pytest.approx(every.q[::m], abs=1e-12)
-        assert sparse.lam == pytest.approx(every.lam[::m], abs=1e-9)
-        iters = every.info["iterations"][1:].reshape(-1, m).sum(axis=1)      # Newton iterations since the last row
-        assert np.array_equal(sparse.info["iterations"][1:], iters)
-    # a last interval shorter than the output step still ends at t_end
-    short = simulate(cm, 0.0105, 1e-3, output_step=2e-3)
-    assert short.t[-1] == 0.0105 and short.t[-2] == pytest.approx(0.01)
-
-
 def test_energy_dissipated_and_input_are_channels_that_close_the_balance():
     k, c, m, F = 400.0, 3.0, 2.0, 5.0
     b = ModelBuilder("osc", dimension=2, gravity=(0.0, 0.0))

@@ -37,10 +37,14 @@ def test_port_must_be_a_boolean():
 
 
 def test_entries_select_elements_quantities_and_channels():
-    model = model_from_dict(_pendulum(fmu_outputs=["pivot", "P1.q", "energy.total"]))
+    """A marker name selects its every channel, '<marker>.<quantity>' one quantity; a planar marker's channels are
+    x-y position, velocity and acceleration, the frame angle phi and the scalar w (no z, quaternion, 3D w)."""
+    model = model_from_dict(_pendulum(fmu_outputs=["pivot", "P1.phi", "energy.total"]))
     names = [channels(model)[k].name for k in fmu_outputs(model)]
-    assert names == ([f"pivot.{q}[{k}]" for q, n in (("r", 3), ("v", 3), ("a", 3), ("q", 4), ("w", 3))
-                      for k in range(1, n + 1)] + [f"P1.q[{k}]" for k in range(1, 5)] + ["energy.total"])
+    assert names == ([f"pivot.{q}[{k}]" for q in ("r", "v", "a") for k in (1, 2)] + ["pivot.phi", "pivot.w",
+                     "P1.phi", "energy.total"])
+    with pytest.raises(ModelError, match="'P1.q' is no channel"):
+        model_from_dict(_pendulum(fmu_outputs=["P1.q"]))
 
 
 def test_only_port_markers_take_inputs():

@@ -18,7 +18,7 @@ from .evaluate import Evaluator
 from .integrators import INTEGRATORS, REPORT_KEYS, STEPPERS, integrate_reference
 from .trajectory import Trajectory
 
-_CHUNK_STEPS = 4096   # integrator steps per call into numba when the rows are a whole number of steps apart
+_CHUNK_STEPS = 4096   # integrator steps per call into numba when every step is an output
 
 
 def output_times(t_start: float, t_end: float, output_step: float) -> np.ndarray:
@@ -120,23 +120,22 @@ def simulate(cm: CompiledModel | Model | str | Path, t_end: float, step: float, 
             info[key][i] = rep[j]
         info["iterations"][i], info["rejected"][i] = totals
 
-    # rows a whole number m of steps apart (all but maybe a shorter last one) come from chunks of steps per call
-    # into numba, every m-th step kept (one call per row would cost more than the steps themselves)
-    m = max(1, round(output_step / step))
+    # rows one step apart (all but maybe a shorter last one) are recorded in chunks of steps per call into numba.
+    # Rows m > 1 steps apart take one advance_to per row, as an FMU's communication steps do: the chunked form of
+    # them (every m-th step kept) changed results of element-state models (the sled by 2e-3 m) and broke the
+    # FMU-equals-library tests, so it was taken back until the cause is found.
     chunked = 1
-    if abs(output_step - m * step) <= 1e-9 * step:
-        regular = np.isclose(np.diff(t_out), output_step, rtol=1e-9, atol=0.0)
+    if abs(output_step - step) <= 1e-12 * step:
+        regular = np.isclose(np.diff(t_out), step, rtol=1e-9, atol=0.0)
         chunked = N if regular.all() else N - 1 if regular[:-1].all() else 1
     i = 1
     while i < chunked:
-        k = min(max(1, _CHUNK_STEPS // m), chunked - i)
-        rep, rq, rqd, rqdd, rlam, rz = ig.advance(k * m, step, record=True)
-        rows, kept = slice(i, i + k), slice(m - 1, None, m)
-        q[rows], qd[rows], qdd[rows], lam[rows], z[rows] = rq[kept], rqd[kept], rqdd[kept], rlam[kept], rz[kept]
+        k = min(_CHUNK_STEPS, chunked - i)
+        rep, rq, rqd, rqdd, rlam, rz = ig.advance(k, step, record=True)
+        rows = slice(i, i + k)
+        q[rows], qd[rows], qdd[rows], lam[rows], z[rows] = rq, rqd, rqdd, rlam, rz
         for j, key in enumerate(REPORT_KEYS):
-            info[key][rows] = rep[kept, j]
-        info["iterations"][rows] = rep[:, 0].reshape(k, m).sum(axis=1)      # since the previous row
-        info["rejected"][rows] = rep[:, -1].reshape(k, m).sum(axis=1)
+            info[key][rows] = rep[:, j]
         i += k
         ig.sc[SC_T] = t_out[i - 1]
         if progress is not None:
