@@ -74,15 +74,20 @@ def flexible_body_problems(w: str, b, dim: int) -> list[str]:
     return p
 
 
-def marker_node(b, position) -> int | None:
-    """Index of the node of flexible body ``b`` at ``position`` (world), or None."""
-    pos = np.array(b.node_positions, dtype=float).reshape(-1, 3)
-    if len(pos) == 0:
+def node_row(nodes: np.ndarray, position) -> int | None:
+    """Row of the node of ``nodes`` (N x 3, m) within NODE_TOLERANCE (relative to the node cloud's size) of
+    ``position``, or None."""
+    if len(nodes) == 0:
         return None
-    size = float(np.ptp(pos, axis=0).max()) if len(pos) > 1 else 0.0
-    d = np.linalg.norm(pos - np.asarray(position, dtype=float), axis=1)
+    size = float(np.ptp(nodes, axis=0).max()) if len(nodes) > 1 else 0.0
+    d = np.linalg.norm(nodes - np.asarray(position, dtype=float), axis=1)
     j = int(np.argmin(d))
     return j if d[j] <= NODE_TOLERANCE * max(1.0, size) else None
+
+
+def marker_node(b, position) -> int | None:
+    """Index of the node of flexible body ``b`` at ``position`` (world), or None."""
+    return node_row(np.array(b.node_positions, dtype=float).reshape(-1, 3), position)
 
 
 def flexible_marker_problems(w: str, marker, body) -> list[str]:

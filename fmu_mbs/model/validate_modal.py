@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .validate_flexible import node_row  # a marker on a modal body sits on an FE node, as on a flexible body
+
 MODE_SETS = ("craig-bampton", "free-interface")
 REFERENCES = ("tangent", "mean-axis")
 INTERFACE_KINDS = ("rigid", "averaged", "nodes")
 THEORIES = ("euler-bernoulli", "timoshenko")
 SECTION = ("E", "G", "rho", "area", "Iy", "Iz", "J")
-#: a marker on a modal body sits at the FE node within this distance of its position (relative to the body's size)
-NODE_TOLERANCE = 1e-9
 
 
 def fe_path(b, name: str) -> Path:
@@ -90,16 +90,6 @@ def modal_body_problems(w: str, b, dim: int) -> list[str]:
         if not all(math.isfinite(x) for x in getattr(b, name)):
             p.append(f"{w}: '{name}' must be finite")
     return p
-
-
-def node_row(nodes: np.ndarray, position) -> int | None:
-    """Row of the node of ``nodes`` (body frame) at ``position``, or None."""
-    if len(nodes) == 0:
-        return None
-    size = float(np.ptp(nodes, axis=0).max()) if len(nodes) > 1 else 0.0
-    d = np.linalg.norm(nodes - np.asarray(position, dtype=float), axis=1)
-    j = int(np.argmin(d))
-    return j if d[j] <= NODE_TOLERANCE * max(1.0, size) else None
 
 
 def modal_marker_problems(w: str, marker, body) -> list[str]:
