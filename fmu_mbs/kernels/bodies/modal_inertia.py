@@ -9,7 +9,7 @@ from __future__ import annotations
 from numba import njit
 
 from ..rotation import cross_v, dot_v
-from .modal import add_rotational, body_velocities, gbar, mtv, mv, rotation
+from .modal import add_rotational, body_velocities, gbar, mtv, mv, rotation, rows_dot
 
 # --- the invariant mass matrix ------------------------------------------------------------------------------
 
@@ -105,17 +105,8 @@ def mtf_times(md, b, y, ya):
     """mPhitTPsi y[ya:ya+m] (3-tuple)."""
     m = md.n_modes[b]
     adr = md.phit_psi[b]
-    return (rows_dot_plain(md, adr, m, 0, y, ya), rows_dot_plain(md, adr, m, 1, y, ya),
-            rows_dot_plain(md, adr, m, 2, y, ya))
-
-
-@njit(cache=True, inline="always")
-def rows_dot_plain(md, adr, m, row, x, xa):
-    """sum_j P[row, j] x[xa + j] for the m-column matrix at pool[adr]."""
-    s = 0.0
-    for j in range(m):
-        s += md.pool[adr + row * m + j] * x[xa + j]
-    return s
+    return (rows_dot(md, adr, m, 0, y, ya), rows_dot(md, adr, m, 1, y, ya),
+            rows_dot(md, adr, m, 2, y, ya))
 
 
 @njit(cache=True, _nrt=False)
@@ -230,8 +221,8 @@ def add_internal_forces(md, b, a, mass, g, q, qd, Q):
             x2 += md.pool[xpt + 2 * 3 * m + 3 * k + j] * w[j]
         ptw = (s0, s1, s2)                           # mPhitTPsiTilde_k w
         sw = (x0, x1, x2)                            # mXRefTildePsiTilde_k w
-        pe = (rows_dot_plain(md, ppp, m, 3 * k, qd, e), rows_dot_plain(md, ppp, m, 3 * k + 1, qd, e),
-              rows_dot_plain(md, ppp, m, 3 * k + 2, qd, e))      # mPsiTildePsi_k eta'
+        pe = (rows_dot(md, ppp, m, 3 * k, qd, e), rows_dot(md, ppp, m, 3 * k + 1, qd, e),
+              rows_dot(md, ppp, m, 3 * k + 2, qd, e))      # mPsiTildePsi_k eta'
         half = -dot_v(v, ptw) - dot_v(w, pe) + dot_v(w, sw)
         mdot = 0.0
         for l in range(m):
