@@ -1,7 +1,8 @@
 """Error-controlled variable steps: the Dormand-Prince 5(4) embedded Runge-Kutta pair (Dormand & Prince, J. Comput.
 Appl. Math. 6:19, 1980; Hairer, Norsett & Wanner, Solving ODEs I, II.4-II.5, the DOPRI5 code) on the index-1
 accelerations, with mass-orthogonal projections onto the position and velocity constraints after every accepted
-step, the whole step loop in one call (like explicit_advance).
+step (integrate_dopri_project: a projection that fails, or moves the state by more than the tolerance allows,
+rejects the step like its error estimate would), the whole step loop in one call (like explicit_advance).
 
 State y = (q, qd), y' = (qd, qdd(t, q, qd)), qdd and lam from the augmented Lagrangian index-1 solve of
 integrate_explicit.stage_accelerations (T = M + c Phi_q^T Phi_q). Seven stages, the seventh at the fifth-order
@@ -17,13 +18,15 @@ step size proposal survives the shortening.
 Events end a step (a Runge-Kutta step across a discontinuity loses its order; Hairer, Norsett & Wanner II.6).
 - Known times (``t_stop``: the breakpoints of the model's time tables and ramps, found by the caller) are hit
   exactly like communication points, without a report row.
-- State events: a signature of the discrete regime of the model (event_signature: which contact elements touch,
-  which hydraulic cylinders sit in an end stop) is taken at every stage; a step whose stages see another
-  signature than its start holds an event. If the step is longer than ``event_tol`` (s) it is rejected and the
-  event bracketed by bisection: the next attempt takes half of it; an attempt without the event is accepted
-  (it ends before the event) and the rest of the bracket is halved again, until the step that holds the event is
-  at most event_tol long; it is then accepted (its error estimate still has to pass) and the controller goes on
-  with the step size it had before the event. event_tol = 0 turns state events off.
+- State events: a signature of the discrete regime of the model (integrate_dopri_events.event_signature: which
+  contact elements touch, which hydraulic cylinders sit in an end stop, crush springs loading or unloading,
+  bristle joint friction sticking or slipping, belt segments taut or slack) is taken at every stage; a step
+  whose stages see another signature than its start holds an event. If the step is longer than ``event_tol``
+  (s) it is rejected and the event bracketed by bisection: the next attempt takes half of it; an attempt
+  without the event is accepted (it ends before the event) and the rest of the bracket is halved again, until
+  the step that holds the event is at most event_tol long; it is then accepted (its error estimate still has
+  to pass) and the controller goes on with the step size it had before the event. event_tol = 0 turns state
+  events off.
 
 Element states (contact records, bristle friction, hydraulic pressures, passive cylinders, crush springs, belts)
 follow the elements' own rules: stage s advances them over c_s h from the states committed at the step start
@@ -42,7 +45,6 @@ from numba import njit
 
 from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
 from .forces import after_step
-from .hydraulics import HP_L_END, HP_L_RETRACTED, HP_STROKE
 from .integrate_alf import (
     CONTACT_PAIRS,
     CONTACT_STATES,
@@ -59,7 +61,9 @@ from .integrate_alf import (
     SINGULAR,
     record_step,
 )
-from .integrate_explicit import project_end, stage_accelerations
+from .integrate_dopri_events import event_signature
+from .integrate_dopri_project import project_step
+from .integrate_explicit import al_accelerations, end_state_forces, stage_accelerations
 from .marker_loads import system_view
 from .model_arrays import arrays_type
 from .system import body_view, powers
@@ -81,7 +85,6 @@ BETA = 0.04
 SAFETY = 0.9
 FAC_MIN = 0.2       # h_new / h >= 0.2
 FAC_MAX = 10.0      # h_new / h <= 10
-SIG_PRIME = 1125899906842597   # event signatures are hashed modulo this prime (< 2^50: exact as a float)
 
 #: statuses beyond integrate_alf's
 TOO_MANY_STEPS = 20
@@ -97,7 +100,10 @@ C_EVENTS = 4        # state events located
 C_SIG = 5           # event signature of the current state
 C_P_DISS = 6        # dissipated and input power at the current state (W)
 C_P_IN = 7
-N_CTL = 8
+C_REFUSED = 8       # why a projection last refused a step (integrate_dopri_project.REFUSED_*; 0: never)
+C_REFUSED_T = 9     # the time (s) where that step started
+C_REFUSED_H = 10    # and its size (s)
+N_CTL = 11
 
 #: the variable-step workspace: stage derivatives and the controller's memory
 DopriWork = arrays_type("DopriWork", [
@@ -123,30 +129,10 @@ def _norm(q, qd, q0, qd0, kq, kv, h, rtol, atol):
             ev += DP_E[j] * kv[j, i]
         sq = atol + rtol * max(abs(q0[i]), abs(q[i]))
         sv = atol + rtol * max(abs(qd0[i]), abs(qd[i]))
-        s = max(s, abs(h * eq) / sq, abs(h * ev) / sv)
+        e = max(abs(h * eq) / sq, abs(h * ev) / sv)
+        if not e <= s:         # NaN counts as infinitely large (max() would drop it)
+            s = e if e == e else math.inf
     return s
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def event_signature(m, out):
-    """Hash of the discrete regime after a force evaluation (its element outputs ``out``): per contact element
-    whether it touches (depth > 0), per hydraulic cylinder whether its piston is in an end stop (within l_end of
-    either end) and which. Equal regimes give equal signatures."""
-    sig = 0
-    a = m.contact
-    for c in range(a.law.shape[0]):
-        sig = (sig * 7 + (2 if out[a.out_adr[c] + 4] > 0.0 else 1)) % SIG_PRIME
-    hy = m.hyd
-    for k in range(hy.mi.shape[0]):
-        par = hy.par[k]
-        x = out[hy.out_adr[k]] - par[HP_L_RETRACTED]
-        code = 1
-        if x <= par[HP_L_END]:
-            code = 2
-        elif par[HP_STROKE] - x <= par[HP_L_END]:
-            code = 3
-        sig = (sig * 7 + code) % SIG_PRIME
-    return float(sig)
 
 
 @njit(cache=True, _nrt=False)
@@ -167,16 +153,22 @@ def first_step(q, qd, qdd, rtol, atol, h_max):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def start_state(m, sv, bv, pat, st, ws, dw, opt, t, balance, noncons):
+def start_state(m, sv, bv, pat, st, ws, dw, opt, t, balance, noncons, factorised):
     """The first stage at the current state (t, q, qd) with the committed element states (static: h = 0): its
-    accelerations, power and event signature into dw. Returns (elastic energy J, failing envelope row or -1)."""
+    accelerations, power and event signature into dw; ``factorised``: T is already factorised at q and ws.rows
+    are those of (t, q, qd) (after a projection). Returns (elastic energy J, failing envelope row or -1)."""
     for k in range(st.lam.shape[0]):
         ws.y2[k] = st.lam[k]
-    V, bad = stage_accelerations(m, sv, bv, pat, st, ws, t, 0.0, ws.y2, opt.c, opt.pivot)
-    if bad >= 0:
-        return V, bad
+    if factorised:
+        V = end_state_forces(m, sv, st, ws, t, 0.0, ws.y2, True)
+        al_accelerations(bv, ws.mb, m.row_cols, ws.rows.jac, ws.rows.gamma, ws.Q, opt.c, pat.first, pat.ptr, ws.val,
+                         pat.pos, ws.work, ws.y, ws.rhs, ws.res, st.qdd, st.lam)
+    else:
+        V, bad = stage_accelerations(m, sv, bv, pat, st, ws, t, 0.0, ws.y2, opt.c, opt.pivot)
+        if bad >= 0:
+            return V, bad
     ctl = dw.ctl
-    ctl[C_SIG] = event_signature(m, ws.out)
+    ctl[C_SIG] = event_signature(m, sv, st.zs, ws.zn, ws.out)
     if balance:
         ctl[C_P_DISS], ctl[C_P_IN] = powers(m, sv, t, st.q, st.qd, st.u, st.zs, ws.zn, ws.out, ws.cw, ws.Qa,
                                             ws.Qb, st.lam, ws.rows.nu, noncons, ws.rows.jtw)
@@ -218,7 +210,7 @@ def try_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, rtol, atol):
                                      opt.pivot)
         if bad >= 0:
             return math.inf, event, V, bad
-        if event_signature(m, ws.out) != dw.ctl[C_SIG]:
+        if event_signature(m, sv, st.zs, ws.zn, ws.out) != dw.ctl[C_SIG]:
             event = True
         for i in range(n):
             kq[s, i] = qd[i]
@@ -230,35 +222,42 @@ def try_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, rtol, atol):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def accept_step(m, sv, bv, pat, st, ws, dw, opt, t1, hs, balance, noncons, V):
-    """Complete an accepted step ending at t1: projections onto the position and velocity constraints, the
-    seventh stage's element states committed, the end state's accelerations (re-evaluated if a projection moved
-    it), the after-step hooks, the work over the step (trapezoidal rule on the powers). Returns (status, detail,
-    elastic energy J of the end state, 1 if it was re-evaluated else 0); status REDO: T is singular at the new
-    positions (a loose tolerance let the step land where the constraints lose rank), nothing committed."""
+def accept_step(m, sv, bv, pat, st, ws, dw, opt, t1, hs, rtol, atol, balance, noncons, V):
+    """Complete an accepted step ending at t1: projections onto the position and velocity constraints
+    (integrate_dopri_project), the seventh stage's element states committed, the end state's accelerations
+    (re-evaluated if a projection moved it), the after-step hooks, the work over the step (trapezoidal rule on the
+    powers). Returns (status, detail, elastic energy J of the end state, 1 if it was re-evaluated else 0); status
+    REDO, nothing committed: a projection refused the step (T singular at the new positions, the position passes
+    not converging, or a correction beyond the error tolerance: a loose tolerance let the step leave the
+    constraints), its reason in ctl[C_REFUSED]."""
     q, qd, qdd = st.q, st.qd, st.qdd
     n = q.shape[0]
+    ctl = dw.ctl
     for i in range(n):
         ws.q0[i] = q[i]
         ws.qd0[i] = qd[i]
-    bad, _ = project_end(m, bv, pat, st, ws, t1, 1.0, opt.tol, opt.c, opt.pivot)
-    if bad >= 0:
-        return REDO, float(bad), V, 0
-    for k in range(st.zs.shape[0]):    # the seventh stage's element states are the step's
-        st.zs[k] = ws.zn[k]
+    refused, row, factorised = project_step(m, bv, pat, st, ws, t1, opt.tol, opt.c, opt.pivot, rtol, atol)
+    if refused != 0:
+        ctl[C_REFUSED] = refused
+        ctl[C_REFUSED_T] = t1 - hs
+        ctl[C_REFUSED_H] = hs
+        return REDO, float(row), V, 0
     moved = False
     for i in range(n):
         if q[i] != ws.q0[i] or qd[i] != ws.qd0[i]:
             moved = True
             break
-    ctl = dw.ctl
     p_diss, p_in = ctl[C_P_DISS], ctl[C_P_IN]
     if moved:        # the last stage is not at the projected state: evaluate it there (first same as last else)
-        V, bad = start_state(m, sv, bv, pat, st, ws, dw, opt, t1, balance, noncons)
+        for k in range(st.zs.shape[0]):    # the seventh stage's element states are the step's
+            st.zs[k] = ws.zn[k]
+        V, bad = start_state(m, sv, bv, pat, st, ws, dw, opt, t1, balance, noncons, factorised)
         if bad >= 0:
             return SINGULAR, float(bad), V, 1
     else:
-        ctl[C_SIG] = event_signature(m, ws.out)
+        for k in range(st.zs.shape[0]):
+            st.zs[k] = ws.zn[k]
+        ctl[C_SIG] = event_signature(m, sv, st.zs, ws.zn, ws.out)
         if balance:
             ctl[C_P_DISS], ctl[C_P_IN] = powers(m, sv, t1, q, qd, st.u, st.zs, ws.zn, ws.out, ws.cw, ws.Qa, ws.Qb,
                                                 st.lam, ws.rows.nu, noncons, ws.rows.jtw)
@@ -315,7 +314,7 @@ def dopri_advance(m, pat, st, ws, opt, dw, t_out, t_stop, rtol, atol, h_max, eve
             noncons = True
     t = sc[SC_T]
     # the start state's accelerations (inputs may have changed since the last call)
-    V, bad = start_state(m, sv, bv, pat, st, ws, dw, opt, t, balance, noncons)
+    V, bad = start_state(m, sv, bv, pat, st, ws, dw, opt, t, balance, noncons, False)
     if bad >= 0:
         return SINGULAR, 0, float(bad)
     if cstat[ST_PAIR_OVERFLOW] != 0 or cstat[ST_STATE_OVERFLOW] != 0:
@@ -359,7 +358,8 @@ def dopri_advance(m, pat, st, ws, opt, dw, t_out, t_stop, rtol, atol, h_max, eve
             if err <= 1.0 and not bisect:
                 t0 = t
                 t = end if snapped else t + hs
-                status, detail, V, moved = accept_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, balance, noncons, V)
+                status, detail, V, moved = accept_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, rtol, atol, balance,
+                                                       noncons, V)
                 evals += moved
                 if status == REDO:
                     back_to_start(st, dw)

@@ -22,6 +22,7 @@ from ...compiler import CompiledModel
 from ...errors import ConvergenceError
 from ...kernels import integrate_alf as K
 from ...kernels import integrate_dopri as KD
+from ...kernels import integrate_dopri_project as KP
 from ...kernels import model_arrays as ma
 from ..assembly import AssemblyResult
 from .alf import ALFIntegrator
@@ -32,6 +33,13 @@ _REASONS = {
     KD.TOO_MANY_STEPS: "more steps than max_steps for this interval",
     KD.STEP_TOO_SMALL: "the step size fell below 1e-14 t (the tolerance cannot be met: a discontinuity, a "
                        "singular position, or rtol below what double precision allows)",
+}
+
+#: why the projection onto the constraints refused the last refused step (integrate_dopri_project.REFUSED_*)
+_REFUSALS = {
+    KP.REFUSED_SINGULAR: "the matrix M + c Phi_q^T Phi_q was not positive definite at the step's end positions",
+    KP.REFUSED_POSITION: "the position projection did not bring the constraint residual down",
+    KP.REFUSED_SIZE: f"the projection moved the state by more than {KP.PROJ_MAX:g}x the error tolerance",
 }
 
 
@@ -66,6 +74,7 @@ class VariableStepIntegrator(ALFIntegrator):
         self.rtol, self.atol, self.h_max, self.max_steps = float(rtol), float(atol), float(h_max), int(max_steps)
         self.event_tol = float(event_tol)
         self.breakpoints = time_breakpoints(cm)
+        self._t_start = self.t        # s: where a singular matrix means a massless coordinate, not a lost rank
         n, nr = cm.n_q, cm.n_rows
         self._dw = KD.DopriWork(kq=np.zeros((7, n)), kv=np.zeros((7, n)), q0=np.zeros(n), qd0=np.zeros(n),
                                 lam0=np.zeros(nr), ctl=np.zeros(KD.N_CTL))
@@ -133,15 +142,39 @@ class VariableStepIntegrator(ALFIntegrator):
         return self.advance_times(np.array([float(t_target)]), record)
 
     def _raise_variable(self, status: int, detail: float) -> None:
-        where = (f"({self._detail(status, detail)})" if status == K.SINGULAR else f"at t = {detail:.9g} s")
+        ctl = self._dw.ctl
+        if status == K.SINGULAR:
+            where = f"at t = {self.t:.9g} s ({self._singular_text(detail)})"
+        else:
+            where = f"at t = {detail:.9g} s"
+        why = self.reasons.get(status, "unknown failure")
+        refused = int(ctl[KD.C_REFUSED])
+        if status == KD.STEP_TOO_SMALL and refused and abs(ctl[KD.C_REFUSED_T] - detail) <= 1e-9 * max(1.0, detail):
+            why = (f"every step from t = {detail:.9g} s down to {ctl[KD.C_REFUSED_H]:.3g} s was refused by the "
+                   f"projection onto the constraints ({_REFUSALS[refused]}): the mechanism is at or near a "
+                   f"position where its constraints lose rank (a lock-up or a bifurcation), which no step size "
+                   f"passes; check the model's geometry and the state there")
         raise ConvergenceError(f"model '{self.cm.model.name}': {self.label} integrator failed {where}: "
-                               f"{self.reasons.get(status, 'unknown failure')} (rtol {self.rtol:g}, atol "
-                               f"{self.atol:g}, {self.steps_taken} steps, {self.steps_rejected} rejected)")
+                               f"{why} (rtol {self.rtol:g}, atol {self.atol:g}, {self.steps_taken} steps, "
+                               f"{self.steps_rejected} rejected)")
+
+    def _singular_text(self, row: float) -> str:
+        """Why T = M + c Phi_q^T Phi_q is singular at the state where the call started: at the model's start a
+        massless coordinate that no joint holds; later a state the steps reached (the projections check every
+        accepted step, so the constraints lost rank there)."""
+        names = self.cm.q_names
+        coord = names[int(np.argsort(self.pattern.pos)[int(row)])]
+        if self.t <= self._t_start:
+            return super()._detail(K.SINGULAR, row)
+        return (f"at a state the steps reached, not at the start, where the joints no longer hold coordinate "
+                f"{coord}: the mechanism reached a position where its constraints lose rank (a lock-up or a "
+                f"bifurcation), not a massless body")
 
 
 def time_breakpoints(cm: CompiledModel) -> np.ndarray:
     """Sorted times (s) where a time function of the model (drivers, loads, valve references) has a kink or a
-    jump in a derivative: the knots of its tables, the start and end of its smooth ramps."""
+    jump in a derivative: the knots of its tables, the start and end of its smooth ramps; and the knots of a belt
+    pretensioner's stroke table after its fire time, where the webbing's pull-in jumps in slope."""
     a = cm.arrays
     times: list[float] = []
     for kind, adr, length in zip(a.fn_type, a.fn_adr, a.fn_len):
@@ -152,4 +185,10 @@ def time_breakpoints(cm: CompiledModel) -> np.ndarray:
             times.extend(par[:(len(par) + 4) // 5])
         elif kind == ma.FN_SMOOTH_RAMP:
             times.extend(par[:2])
+    bt = a.belt
+    for k in range(len(bt.n_seg)):
+        fire = float(a.z0[int(bt.z_adr[k]) + 2 * int(bt.n_seg[k]) + 1])     # the belt's firing time state
+        adr, count = (int(x) for x in bt.stroke[k])
+        if fire >= 0.0 and count > 0:
+            times.extend(fire + a.curve_par[adr:adr + count])
     return np.unique(np.asarray(times, dtype=float))
