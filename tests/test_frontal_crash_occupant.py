@@ -87,3 +87,19 @@ def test_belt_segment_forces_obey_the_capstan_law_at_every_ring(runs, name):
         assert ch["belt.force[1]"][k] == pytest.approx(8e3, rel=1e-9)
         assert ch["belt.force[2]"][k] == pytest.approx(8e3 * math.exp(0.2 * alpha), rel=1e-6)
         assert ch["belt.force[2]"][k] > 11e3                                  # more than the limiter, legitimately
+
+
+def test_seated_occupant_needs_a_cell_and_works_with_a_deformable_barrier():
+    from fmu_mbs.errors import ModelError
+    from fmu_mbs.model.crash import DeformableBarrier, Link, SeatedOccupant, crash, example_vehicle
+
+    masses, links = example_vehicle()
+    with pytest.raises(ModelError, match="occupant: the cell 'body' is not a mass"):
+        crash("bad", masses, links, occupant=SeatedOccupant(cell="body"))
+    field = (Link("foam", "face", "ground", curve=((0.0, 0.0), (0.1, 150e3), (0.5, 200e3))),)
+    model = crash("odb", masses, links, occupant=SeatedOccupant(),
+                  barrier=DeformableBarrier(field, face_mass=20.0, depth=0.6, engaged=("crash_boxes",)))
+    tr = simulate(compile_model(model), 0.04, 1e-4, output_step=1e-3)
+    info = tr.info
+    split = info["energy_kinetic"] + info["energy_potential"] + info["energy_dissipated"] - info["energy_input"]
+    assert np.max(np.abs(split - split[0])) < 1e-3 * info["energy_kinetic"][0]   # the face hangs on its support
