@@ -40,7 +40,7 @@ CHEST = ["occupant.a[1]", "occupant.a[2]", "occupant.a[3]"]
 FORWARD_END = 0.120       # s: end of the forward (restraint) phase of the catalogue crash
 RECORD = ["crash.cell.r[1]", "crash.cell.v[1]", "crash.occupant.r[1]", "crash.belt.payout", "crash.belt.force[1]",
           "crash.belt.force[2]", "crash.belt.force[3]", "ctl.fire_time", "ctl.dv_window",
-          *(f"crash.{n}" for n in HEAD + CHEST[1:])]
+          *(f"crash.{n}" for n in HEAD + CHEST)]
 
 
 def build(dest: str | Path) -> dict[str, Path]:
