@@ -4,8 +4,9 @@ RestraintController FMU under fmu_mbs.cosim.
 Reference from elsewhere: the sensing rule applied here, in numpy, to the crash FMU's own pulse as the master
 recorded it (cell.a[1] at the communication points): the velocity change over the last W seconds of the held
 samples, dV_k = -H (a_{k-N+1} + ... + a_k), N = W/H; the first k with dV_k >= dv_fire gives the fire signal at
-t_{k+1}, and the crash FMU's pretensioner must start its stroke table there (60 mm of pull-in 5 ms later, the
-table of example_seated_occupant, while the load limiter has not yet paid out).
+t_{k+1}; the crash FMU's belt takes it at its first force evaluation that sees it, the end of the implicit step
+from t_{k+1} (t_{k+1} + solver.h), and its pretensioner starts the stroke table there (60 mm of pull-in 5 ms
+later, the table of example_seated_occupant, while the load limiter has not yet paid out).
 """
 
 from __future__ import annotations
@@ -39,10 +40,12 @@ def test_controller_fires_the_pretensioner_when_the_sensing_rule_says(fmus):
     assert result["ctl.fire_time"][-1] == pytest.approx(t_fire, abs=1e-9)
     fire = result["ctl.fire"]
     assert np.all(fire[: k + 1] == 0.0) and np.all(fire[k + 1:] == 1.0)
+    # the belt takes its firing time from the first force evaluation that sees the input: the implicit step
+    # from t_{k+1} evaluates at its end, t_{k+2} = t_{k+1} + solver.h, where the stroke table starts
     payout = result["crash.belt.payout"]
-    assert np.all(payout[: k + 2] == 0.0)                          # nothing pulled in before the signal
-    j = k + 1 + int(round(0.005 / H))
-    assert payout[j] == pytest.approx(-0.060, abs=1e-9)             # 60 mm of stroke 5 ms after firing
+    assert np.all(payout[: k + 3] == 0.0)                          # nothing pulled in before
+    j = k + 2 + int(round(0.005 / H))
+    assert payout[j] == pytest.approx(-0.060, abs=1e-9)             # 60 mm of stroke 5 ms after it
 
 
 def test_disabled_controller_never_fires(fmus):
