@@ -29,9 +29,8 @@ CATALOGUE = sorted(p.stem for p in MODELS.glob("*.json"))
 
 
 @pytest.fixture(scope="module")
-def fmus(tmp_path_factory):
-    out = tmp_path_factory.mktemp("dist")
-    return {name: build_fmu(MODELS / f"{name}.json", out) for name in CATALOGUE}
+def fmus(catalogue_fmu):
+    return {name: catalogue_fmu(name) for name in CATALOGUE}
 
 
 @pytest.mark.parametrize("name", CATALOGUE)

@@ -72,14 +72,14 @@ def test_one_call_step_falls_back_on_a_nan_input_and_changes_nothing(tmp_path):
     assert any("not finite" in str(m.msg) for m in s.log_queue)
 
 
-def test_variable_step_fmu_equals_the_library_at_the_same_rtol_and_replays_exactly(tmp_path):
+def test_variable_step_fmu_equals_the_library_at_the_same_rtol_and_replays_exactly(catalogue_fmu):
     """solver.integrator = 3 with solver.rtol = 1e-8: the pendulum FMU's positions equal simulate(integrator=
     'variable', rtol=1e-8) to 1e-11 m (the same error-controlled steps; only the communication times are summed
     differently by the host), both within 1e-5 m of the pendulum ODE integrated by scipy at rtol 1e-12; a restored
     state (also from bytes) replays bit for bit, the step size controller included."""
     from scipy.integrate import solve_ivp
 
-    fmu = build_fmu(MODELS / "pendulum.json", tmp_path)
+    fmu = catalogue_fmu("pendulum")
     s = Slave(fmu, "variable").start(**{"solver.integrator": 3, "solver.rtol": 1e-8})
     names = ["P1.r[1]", "P1.r[2]"]
     got = []
