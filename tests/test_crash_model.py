@@ -166,16 +166,15 @@ def test_catalogue_model_is_the_example_vehicle_and_crash_report_reads_its_run(t
     assert nums["chest_3ms_clip_g"]["cumulative"] >= nums["chest_3ms_clip_g"]["continuous"] > 10.0
 
 
-def test_crash_report_reads_an_fmu_run_like_a_command_line_run(tmp_path, monkeypatch):
+def test_crash_report_reads_an_fmu_run_like_a_command_line_run(tmp_path, monkeypatch, catalogue_fmu):
     """The frontal_crash FMU under fmpy (result CSV by fmpy's write_csv) gives the report of the library run."""
     from pathlib import Path
 
     from fmpy import simulate_fmu
     from fmpy.util import write_csv
 
-    from fmu_mbs.adapters.fmu_build import build_fmu
     model = Path(__file__).resolve().parents[1] / "models" / "frontal_crash.json"
-    fmu = build_fmu(model, tmp_path)
+    fmu = catalogue_fmu("frontal_crash")
     res = simulate_fmu(str(fmu), stop_time=0.15, step_size=1e-4, output_interval=1e-4,
                        start_values={"solver.h": 1e-4})
     write_csv(tmp_path / "fmu.csv", res)

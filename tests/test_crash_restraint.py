@@ -25,8 +25,10 @@ H = 1e-4
 
 
 @pytest.fixture(scope="module")
-def fmus(tmp_path_factory):
-    return cr.build(tmp_path_factory.mktemp("crash_restraint"))
+def fmus(tmp_path_factory, catalogue_fmu):
+    """The catalogue's crash FMU (shared with the other FMU tests) and the controller FMU."""
+    return {"crash": catalogue_fmu("frontal_crash"),
+            "controller": cr.build_partner("RestraintController", tmp_path_factory.mktemp("crash_restraint"))}
 
 
 def test_controller_fires_the_pretensioner_when_the_sensing_rule_says(fmus):
