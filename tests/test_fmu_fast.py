@@ -128,7 +128,7 @@ def test_fmu_energy_balance_closes_with_an_input_force_and_the_sums_roll_back(tm
     balance = rows[:, 0] + rows[:, 1] + rows[:, 2] - rows[:, 3]
     moved = np.ptp(rows[:, 0]) + np.ptp(rows[:, 3])
     assert np.max(np.abs(balance - balance[0])) < 1e-4 * moved
-    assert rows[-1, 3] != rows[-1, 3] - 1.0 and np.ptp(rows[:, 3]) > 0.1   # the input force did work
+    assert np.ptp(rows[:, 3]) > 0.1                              # the input force did work
     first = rows[51:].copy()
     s._set_fmu_state(s._fmu_state_from_bytes(saved))
     assert np.array_equal(s.y[col], rows[50])                # the sums are back at 0.5 s
