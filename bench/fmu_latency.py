@@ -252,7 +252,7 @@ def baseline_fmus(rev: str, names: list[str], dest: Path) -> dict[str, Path]:
             "print(json.dumps({n: str(build_fmu(p, sys.argv[1])) for n, p in json.loads(sys.argv[2]).items()}))")
     models = {n: str(ROOT / "models" / f"{n}.json") for n in names}
     out = subprocess.run([sys.executable, "-c", code, str(dest), json.dumps(models)], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=str(tree)))
+                         env=dict(os.environ, PYTHONPATH=str(tree)), cwd=tree)     # "-c" imports from cwd first
     if out.returncode != 0:
         raise RuntimeError(f"building the FMUs of {rev} failed:\n{out.stderr[-3000:]}")
     return {n: Path(p) for n, p in json.loads(out.stdout.strip().splitlines()[-1]).items()}
