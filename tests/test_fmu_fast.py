@@ -106,9 +106,11 @@ def test_fmu_energy_sums_equal_the_library_run_on_a_damped_model(tmp_path, monke
 
 
 def test_fmu_energy_balance_closes_with_an_input_force_and_the_sums_roll_back(tmp_path, monkeypatch):
-    """With a force input at the bob (P1.F[1] = 3 sin 2 pi t N) kinetic + potential + dissipated - input stays at
-    its initial value to 1e-4 of the energy moved (the integrator's balance, now visible in the FMU); a state
-    serialized at 0.5 s and restored after 0.8 s brings the sums back and replays them bit for bit."""
+    """With a force input at the bob (P1.F[1] = 3 sin 2 pi t N, held over each 10 ms step) kinetic + potential +
+    dissipated - input stays at its initial value to 2e-3 of the energy moved (the integrator's balance, now
+    visible in the FMU; measured 9.6e-4 at solver.h = 1 ms and 2.4e-4 at 0.25 ms: first order in h where the held
+    input jumps, against 3e-6 without the input force); a state serialized at 0.5 s and restored after 0.8 s
+    brings the sums back and replays them bit for bit."""
     s = _slave(_damped_pendulum(tmp_path / "m"), True, monkeypatch)
     col = [next(k for k, c in enumerate(s._outputs) if c.name == n) for n in ENERGY]
     k_in = next(k for k, c in enumerate(s._inputs) if c.name == "P1.F[1]")
@@ -122,17 +124,17 @@ def test_fmu_energy_balance_closes_with_an_input_force_and_the_sums_roll_back(tm
 
     for k in range(80):
         if k == 50:
-            saved = s._fmu_state_to_bytes(s._get_fmu_state())
+            saved, t_saved = s._fmu_state_to_bytes(s._get_fmu_state()), t
         t = step(t)
     rows = np.array(rows)
     balance = rows[:, 0] + rows[:, 1] + rows[:, 2] - rows[:, 3]
     moved = np.ptp(rows[:, 0]) + np.ptp(rows[:, 3])
-    assert np.max(np.abs(balance - balance[0])) < 1e-4 * moved
+    assert np.max(np.abs(balance - balance[0])) < 2e-3 * moved
     assert np.ptp(rows[:, 3]) > 0.1                              # the input force did work
     first = rows[51:].copy()
     s._set_fmu_state(s._fmu_state_from_bytes(saved))
     assert np.array_equal(s.y[col], rows[50])                # the sums are back at 0.5 s
-    t, rows = 0.5, [s.y[col].copy()]
+    t, rows = t_saved, [s.y[col].copy()]
     for _ in range(30):
         t = step(t)
     assert np.array_equal(np.array(rows[1:]), first)
