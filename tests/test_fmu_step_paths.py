@@ -37,7 +37,8 @@ def _slave(tmp_path: Path, name: str) -> MbsSlave:
     return s
 
 
-@pytest.mark.parametrize("name, H", [("pendulum", 1e-3), ("fourbar", 2.5e-3), ("pendulum", 0.01)])
+@pytest.mark.parametrize("name, H", [("pendulum", 1e-3), ("fourbar", 2.5e-3), ("pendulum", 0.01),
+                                     ("bouncing_ball", 0.01)])
 def test_one_call_step_equals_the_general_path_bit_for_bit(tmp_path, monkeypatch, name, H):
     """Every channel after each of 300 steps with a varying input, a state restored at step 150 and replayed:
     identical doubles from the one-call step and from the general path (advance_to + ChannelEvaluator)."""

@@ -141,9 +141,11 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
                                  canHandleVariableCommunicationStepSize=True)
         finally:
             sys.path[:] = old_path
+            # pythonfmu imported the entry script and the library copy from the staging folder, which is deleted
+            # below: forget both, so that an FMU run later in this process imports the copy it carries (a module of
+            # the deleted folder fails at its first lazy import, e.g. compiler/modal_data.py)
             for name in [m for m in sys.modules if m == module or m.split(".")[0] == package]:
-                if name == module:
-                    del sys.modules[name]
+                del sys.modules[name]
         _install_binary(fmu_path, stage, module, ident)
     if precompile:
         from .kernel_precompile import add_to_fmu
