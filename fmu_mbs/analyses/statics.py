@@ -263,6 +263,32 @@ def _statics(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, *, 
                            + (_unbalance_report(ev, t, last_q, fscale, tol) or "no unbalance above tolerance"))
 
 
+def load_increments(cm: CompiledModel, times, *, tol: float = 1e-9, max_iter: int = 50,
+                    method: str = "newton") -> Trajectory:
+    """Static equilibria along a load path (load increments): the model's loads given as functions of a pseudo-time
+    t (a Linear ramp of a point load), one equilibrium per entry of ``times`` (s, increasing), each Newton solve
+    starting from the previous equilibrium, so large deflections are reached in steps that each stay inside
+    Newton's region of convergence (seed 000 §11.3.7: "load in 6 equal increments"). Returns one row per time,
+    with the channels by name; ConvergenceError names the increment that failed."""
+    times = np.asarray(times, dtype=float)
+    if times.ndim != 1 or not times.size or np.any(np.diff(times) <= 0.0):
+        raise AnalysisError(f"model '{cm.model.name}': load increments need increasing times, got {times}")
+    ev = Evaluator(cm)
+    q, rows = None, []
+    for k, t in enumerate(times):
+        try:
+            row = _statics(cm, float(t), q, tol=tol, max_iter=max_iter, evaluator=ev, method=method)
+        except ConvergenceError as e:
+            raise ConvergenceError(f"load increment {k + 1} of {len(times)} (t = {t:g}): {e}") from e
+        q = row.q[0]
+        rows.append(row)
+    info = {key: np.concatenate([r.info[key] for r in rows]) for key in rows[0].info}
+    traj = Trajectory(times, *(np.vstack([getattr(r, a) for r in rows]) for a in ("q", "qd", "qdd", "lam")),
+                      u=np.vstack([r.u for r in rows]), info=info, analysis=f"statics ({len(times)} load increments)")
+    traj.model = cm
+    return traj
+
+
 def _refinish(ev: Evaluator, traj: Trajectory) -> Trajectory:
     """Leave the evaluator at an earlier result's equilibrium again (for reactions) and return it."""
     t, q, lam = float(traj.t[0]), traj.q[0], traj.lam[0]

@@ -1,0 +1,190 @@
+"""The geometrically exact beam (kernels/families/gebeam.py, model/exact_beam.py) against numbers from elsewhere:
+Timoshenko's small-load tip deflection, the elastica (a shooting solution written here), the 45-degree bend of
+seed 000 Table 11.1 and the Euler-Bernoulli cantilever frequencies; plus the element's forces as the gradient of its
+energy, the JSON round trip and the validation messages."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+from scipy.optimize import brentq
+
+from fmu_mbs import ModelBuilder, compile_model
+from fmu_mbs.analyses.evaluate import Evaluator
+from fmu_mbs.analyses.modes import mechanism_modes
+from fmu_mbs.analyses.statics import load_increments, statics
+from fmu_mbs.errors import ModelError
+from fmu_mbs.model.exact_beam import GeometricallyExactBeam, add_geometrically_exact_beam, expand
+from fmu_mbs.model.functions import Linear
+from fmu_mbs.model.json_io import model_from_dict, model_to_dict
+
+
+def cantilever(beam: GeometricallyExactBeam, force=None, torque=None, ramp: bool = False):
+    """``beam`` clamped at its first node, a dead load at its last (N, world; a Linear ramp force * t when
+    ``ramp``); returns the compiled model and the node marker names."""
+    b = ModelBuilder(f"{beam.name}_cantilever", 3, gravity=(0.0, 0.0, 0.0))
+    nodes = add_geometrically_exact_beam(b, beam)
+    b.add_marker("base", "ground")
+    b.add_joint("clamp", "fixed", "base", nodes[0])
+    if force is not None:
+        b.add_point_load("tip_load", nodes[-1], force=[Linear(0.0, f) if ramp else f for f in force],
+                         torque=torque or (0.0, 0.0, 0.0))
+    return compile_model(b.build()), nodes
+
+
+def steel_bar(n: int, length: float = 1.0, h: float = 0.02) -> GeometricallyExactBeam:
+    E, nu, a = 2.1e11, 0.3, h * h
+    i = h ** 4 / 12.0
+    return GeometricallyExactBeam("bar", E=E, G=E / (2 * (1 + nu)), rho=7800.0, area=a, Iy=i, Iz=i, J=0.1406 * h ** 4,
+                                  start=(0.0, 0.0, 0.0), end=(length, 0.0, 0.0), n_elements=n)
+
+
+def test_small_tip_load_gives_timoshenko_deflection():
+    """P L^3 / (3 EI) + P L / (k G A) for a short bar (L/h = 10, shear 3 % of the bending); the linear element with
+    one-point integration adds P L^3 / (12 EI n^2) (its bending is that of the mid-point curvatures), so the error
+    shrinks as 1/n^2: below 0.5 % at n = 8 and four times smaller at n = 16."""
+    errors = []
+    for n in (8, 16):
+        beam = steel_bar(n, length=0.2)
+        P = 10.0                                        # N: deflection 1e-5 of the length, linear range
+        cm, nodes = cantilever(beam, force=(0.0, P, 0.0))
+        eq = statics(cm)
+        EI, kGA = beam.E * beam.Iz, beam.shear_factor * beam.G * beam.area
+        exact = P * 0.2 ** 3 / (3 * EI) + P * 0.2 / kGA
+        errors.append(abs(eq[f"{nodes[-1]}.r[2]"][0] / exact - 1.0))
+    assert errors[0] < 5e-3
+    assert errors[1] < 0.3 * errors[0]
+
+
+def elastica_tip(alpha: float) -> tuple[float, float]:
+    """Tip (x, y) / L of an inextensible, shear-rigid cantilever under a dead tip load normal to it (alpha = P L^2 /
+    EI): EI theta'' = -P cos(theta), theta(0) = 0, theta'(L) = 0, by shooting on theta'(0) (scipy, tight
+    tolerances)."""
+    def rhs(s, y):
+        return [y[1], -alpha * math.cos(y[0]), math.cos(y[0]), math.sin(y[0])]
+
+    def end(k):
+        return solve_ivp(rhs, (0.0, 1.0), [0.0, k, 0.0, 0.0], rtol=1e-11, atol=1e-12).y[:, -1]
+
+    k = brentq(lambda k: end(k)[1], 0.0, alpha)
+    tip = end(k)
+    return tip[2], tip[3]
+
+
+@pytest.fixture(scope="module")
+def elastica_path():
+    """A slender cantilever (L = 1 m, EI = 1 N m^2, axial and shear stiffness 1e7 times larger) under a tip load
+    ramped to P L^2/EI = 10 in 20 load increments."""
+    beam = GeometricallyExactBeam("el", E=1e7, G=1e7, rho=1.0, area=1.0, Iy=1e-7, Iz=1e-7, J=1e-7,
+                                  shear_factor=1.0, start=(0.0, 0.0, 0.0), end=(1.0, 0.0, 0.0), n_elements=16)
+    cm, nodes = cantilever(beam, force=(0.0, 1.0, 0.0), ramp=True)
+    return load_increments(cm, np.arange(0.5, 10.01, 0.5)), nodes
+
+
+@pytest.mark.parametrize("alpha", [1.0, 3.0, 10.0])
+def test_elastica_against_shooting_solution(elastica_path, alpha):
+    """Tip position within 0.3 % of L of the elastica (16 elements: the element's O(h^2) error)."""
+    traj, nodes = elastica_path
+    row = int(np.argmin(abs(traj.t - alpha)))
+    x_ref, y_ref = elastica_tip(alpha)
+    assert traj[f"{nodes[-1]}.r[1]"][row] == pytest.approx(x_ref, abs=3e-3)
+    assert traj[f"{nodes[-1]}.r[2]"][row] == pytest.approx(y_ref, abs=3e-3)
+
+
+def test_45_degree_bend_against_table_11_1():
+    """Seed 000 Ex. 11.2 / Table 11.1 (Bathe & Bolourchi's bend): R = 100, 45-degree arc in the horizontal plane,
+    8 elements, unit square section, E = 1e7, G = E/2 (the book's "E = G" is a misprint), vertical tip load in
+    load increments; tip against Simo & Vu-Quoc (1986, the same element) within 1 % out of plane and 2 % in plane."""
+    phi = np.linspace(0.0, math.pi / 4, 9)
+    nodes = tuple((100.0 * (1 - math.cos(f)), 100.0 * math.sin(f), 0.0) for f in phi)
+    beam = GeometricallyExactBeam("bend", E=1e7, G=5e6, rho=1.0, area=1.0, Iy=1 / 12, Iz=1 / 12, J=0.1406,
+                                  nodes=nodes, up=(0.0, 0.0, 1.0))
+    cm, names = cantilever(beam, force=(0.0, 0.0, 1.0), ramp=True)
+    traj = load_increments(cm, np.arange(50.0, 600.1, 50.0))
+    simo = {300.0: (22.33, 58.84, 40.08), 450.0: (18.62, 52.32, 48.39), 600.0: (15.79, 47.23, 53.37)}
+    for P, ref in simo.items():
+        row = int(np.argmin(abs(traj.t - P)))
+        tip = [traj[f"{names[-1]}.r[{k}]"][row] for k in (1, 2, 3)]
+        assert tip[2] == pytest.approx(ref[2], rel=0.01), (P, tip)
+        assert tip[0] == pytest.approx(ref[0], rel=0.02), (P, tip)
+        assert tip[1] == pytest.approx(ref[1], rel=0.02), (P, tip)
+
+
+def test_cantilever_frequencies_against_euler_bernoulli():
+    """First three bending frequencies of a slender cantilever (L/h = 100, 20 elements, lumped node masses),
+    linearised about the straight state, against (beta L)^2 sqrt(EI / (rho A L^4)); the element's O(h^2) error
+    allows 0.5 %, 1 % and 2 %."""
+    n = 20
+    beam = steel_bar(n, length=2.0)
+    cm, _ = cantilever(beam)
+    modes = mechanism_modes(cm)
+    w = np.sqrt(np.clip(modes.omega2, 0.0, None))
+    w_bend = np.sort(w)[::2][:3]               # each bending frequency twice (square section: y and z)
+    scale = math.sqrt(beam.E * beam.Iz / (beam.rho * beam.area * 2.0 ** 4))
+    for wk, bl, tol in zip(w_bend, (1.875104, 4.694091, 7.854757), (5e-3, 1e-2, 2e-2)):
+        assert wk == pytest.approx(bl ** 2 * scale, rel=tol)
+
+
+def test_forces_are_the_gradient_of_the_strain_energy():
+    """Q . dq = -dV along random coordinate directions of a deformed, twisted, curved beam (exact consistency the
+    statics tangent and energy balance rely on)."""
+    nodes = ((0.0, 0.0, 0.0), (0.3, 0.1, 0.0), (0.5, 0.3, 0.2), (0.6, 0.6, 0.3))
+    beam = GeometricallyExactBeam("g", E=1e3, G=4e2, rho=1.0, area=0.1, Iy=2e-3, Iz=1e-3, J=1.5e-3, nodes=nodes)
+    b = ModelBuilder("grad", 3, gravity=(0.0, 0.0, 0.0))
+    add_geometrically_exact_beam(b, beam)
+    cm = compile_model(b.build())
+    ev = Evaluator(cm)
+    rng = np.random.default_rng(3)
+    q = cm.q0 + 0.2 * rng.normal(size=cm.q0.size)
+    for a in range(len(nodes)):                          # back to unit Euler parameters
+        adr = cm.arrays.body_q_adr[a] + 3
+        q[adr:adr + 4] /= np.linalg.norm(q[adr:adr + 4])
+    zero = np.zeros_like(q)
+    Q = ev.forces(0.0, q, zero).copy()
+    assert ev.spring_energy > 1.0
+    for _ in range(3):
+        dq = rng.normal(size=q.size)
+        h = 1e-6
+        ev.forces(0.0, q + h * dq, zero)
+        vp = ev.spring_energy
+        ev.forces(0.0, q - h * dq, zero)
+        vm = ev.spring_energy
+        assert Q @ dq == pytest.approx(-(vp - vm) / (2 * h), rel=1e-6)
+
+
+def test_json_round_trip_and_validation():
+    beam = steel_bar(3)
+    b = ModelBuilder("rt", 3, gravity=(0.0, 0.0, -9.81))
+    add_geometrically_exact_beam(b, beam)
+    model = b.build()
+    again = model_from_dict(model_to_dict(model))
+    assert again == model
+    bodies, markers, elements = expand(beam)
+    assert sum(x.mass for x in bodies) == pytest.approx(beam.rho * beam.area * 1.0)
+    assert [e.marker_i for e in elements] == [m.name for m in markers[:-1]]
+    with pytest.raises(ModelError, match="beam 'bar': 'E' must be finite and > 0"):
+        expand(GeometricallyExactBeam(**{**beam.__dict__, "E": -1.0}))
+    with pytest.raises(ModelError, match="beam 'bar': give either 'nodes'"):
+        expand(GeometricallyExactBeam(**{**beam.__dict__, "nodes": ((0, 0, 0), (1, 0, 0))}))
+    with pytest.raises(ModelError, match="force element 'bad': 'EI_z' must be finite and > 0"):
+        b.add_force(elements[0].__class__(**{**elements[0].__dict__, "name": "bad", "EI_z": 0.0}))
+        b.build()
+
+
+def test_model_file_beams_are_expanded_with_named_problems():
+    fields = {"E": 2e11, "G": 8e10, "rho": 7800.0, "area": 1e-4, "Iy": 1e-9, "Iz": 1e-9, "J": 2e-9,
+              "start": [0.0, 0.0, 0.0], "end": [1.0, 0.0, 0.0], "n_elements": 2}
+    data = {"name": "file_beam", "dimension": 3, "gravity": [0.0, 0.0, -9.81],
+            "beams": [{"name": "rod", **fields}],
+            "markers": [{"name": "base", "body": "ground"}],
+            "joints": [{"name": "pin", "type": "spherical", "marker_i": "base", "marker_j": "rod_n0"}]}
+    model = model_from_dict(data)
+    assert [b.name for b in model.bodies] == ["rod_node0", "rod_node1", "rod_node2"]
+    assert [f.name for f in model.forces] == ["rod_e1", "rod_e2"]
+    assert model_from_dict(model_to_dict(model)) == model
+    bad = dict(data, beams=[{"name": "rod", **fields, "E": -1.0, "n_elements": 0}])
+    with pytest.raises(ModelError, match=r"beam 'rod': 'E' must be finite and > 0, got -1.0; a straight beam needs"):
+        model_from_dict(bad)
