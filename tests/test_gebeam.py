@@ -16,7 +16,7 @@ from fmu_mbs import ModelBuilder, compile_model
 from fmu_mbs.analyses.evaluate import Evaluator
 from fmu_mbs.analyses.modes import mechanism_modes
 from fmu_mbs.analyses.statics import load_increments, statics
-from fmu_mbs.errors import ModelError
+from fmu_mbs.errors import AnalysisError, ModelError
 from fmu_mbs.model.exact_beam import GeometricallyExactBeam, add_geometrically_exact_beam, expand
 from fmu_mbs.model.functions import Linear
 from fmu_mbs.model.json_io import model_from_dict, model_to_dict
@@ -95,10 +95,18 @@ def test_elastica_against_shooting_solution(elastica_path, alpha):
     assert traj[f"{nodes[-1]}.r[2]"][row] == pytest.approx(y_ref, abs=1.5e-3)
 
 
+def test_load_increments_need_increasing_times(elastica_path):
+    traj, _ = elastica_path
+    with pytest.raises(AnalysisError, match="load increments need increasing times"):
+        load_increments(traj.model, [2.0, 1.0])
+
+
 def test_45_degree_bend_against_table_11_1():
     """Seed 000 Ex. 11.2 / Table 11.1 (Bathe & Bolourchi's bend): R = 100, 45-degree arc in the horizontal plane,
     8 elements, unit square section, E = 1e7, G = E/2 (the book's "E = G" is a misprint), vertical tip load in
-    load increments; tip against Simo & Vu-Quoc (1986, the same element) within 1 % out of plane and 2 % in plane."""
+    load increments; tip against Simo & Vu-Quoc (1986, the same element) within 1 % out of plane and 2 % in plane.
+    Measured 2026-11-26: (22.17, 58.63, 40.36) at P = 300, (18.43, 52.08, 48.59) at 450, (15.62, 47.01, 53.50) at
+    600: at most 1.07 % in plane and 0.69 % out of plane from Simo's, within 0.1 of Cardona's (1989) at 300."""
     phi = np.linspace(0.0, math.pi / 4, 9)
     nodes = tuple((100.0 * (1 - math.cos(f)), 100.0 * math.sin(f), 0.0) for f in phi)
     beam = GeometricallyExactBeam("bend", E=1e7, G=5e6, rho=1.0, area=1.0, Iy=1 / 12, Iz=1 / 12, J=0.1406,
@@ -116,8 +124,9 @@ def test_45_degree_bend_against_table_11_1():
 
 def test_cantilever_frequencies_against_euler_bernoulli():
     """First three bending frequencies of a slender cantilever (L/h = 100, 20 elements, lumped node masses),
-    linearised about the straight state, against (beta L)^2 sqrt(EI / (rho A L^4)); the element's O(h^2) error
-    allows 0.5 %, 1 % and 2 %."""
+    linearised about the straight state, against (beta L)^2 sqrt(EI / (rho A L^4)): the lumped masses and the
+    one-point integration give O(h^2) errors, measured 2026-11-26 -0.07 %, -0.12 %, +0.02 %; asserted 0.3 %,
+    0.5 %, 0.5 %."""
     n = 20
     beam = steel_bar(n, length=2.0)
     cm, _ = cantilever(beam)
@@ -125,7 +134,7 @@ def test_cantilever_frequencies_against_euler_bernoulli():
     w = np.sqrt(np.clip(modes.omega2, 0.0, None))
     w_bend = np.sort(w)[::2][:3]               # each bending frequency twice (square section: y and z)
     scale = math.sqrt(beam.E * beam.Iz / (beam.rho * beam.area * 2.0 ** 4))
-    for wk, bl, tol in zip(w_bend, (1.875104, 4.694091, 7.854757), (5e-3, 1e-2, 2e-2)):
+    for wk, bl, tol in zip(w_bend, (1.875104, 4.694091, 7.854757), (3e-3, 5e-3, 5e-3)):
         assert wk == pytest.approx(bl ** 2 * scale, rel=tol)
 
 
