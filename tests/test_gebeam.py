@@ -19,6 +19,7 @@ from fmu_mbs.analyses.statics import load_increments, statics
 from fmu_mbs.errors import AnalysisError, ModelError
 from fmu_mbs.model.exact_beam import GeometricallyExactBeam, add_geometrically_exact_beam, expand
 from fmu_mbs.model.functions import Linear
+from fmu_mbs.model.gebeam import BeamElement
 from fmu_mbs.model.json_io import model_from_dict, model_to_dict
 
 
@@ -198,3 +199,14 @@ def test_model_file_beams_are_expanded_with_named_problems():
     bad = dict(data, beams=[{"name": "rod", **fields, "E": -1.0, "n_elements": 0}])
     with pytest.raises(ModelError, match=r"beam 'rod': 'E' must be finite and > 0, got -1.0; a straight beam needs"):
         model_from_dict(bad)
+
+
+def test_beam_elements_join_rigid_node_bodies_only():
+    b = ModelBuilder("on_point_mass", 3, gravity=(0.0, 0.0, 0.0))
+    b.add_point_mass("p", 1.0, position=(1.0, 0.0, 0.0))
+    b.add_rigid_body("r", 1.0, (1.0, 1.0, 1.0))
+    b.add_marker("mp", "p")
+    b.add_marker("mr", "r")
+    b.add_force(BeamElement("link", "mr", "mp", EA=1.0, GA_y=1.0, GA_z=1.0, GJ=1.0, EI_y=1.0, EI_z=1.0))
+    with pytest.raises(ModelError, match="beam element 'link': marker 'mp' is on body 'p' of kind PointMass"):
+        compile_model(b.build())
