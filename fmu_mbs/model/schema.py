@@ -13,6 +13,7 @@ from dataclasses import MISSING, fields
 
 from . import elements
 from .elements import BODY_KINDS, FORCE_KINDS, FORMAT_VERSION
+from .exact_beam import GeometricallyExactBeam
 from .functions import FUNCTION_KINDS
 from .json_io import FORMAT_TAG
 
@@ -121,6 +122,9 @@ def json_schema() -> dict:
             "forces": {"type": "array", "items": {"oneOf": [_object(c, t) for t, c in FORCE_KINDS.items()]}},
             "shapes": {"type": "array", "items": _object(elements.Shape, None)},
             "graphics": {"type": "array", "items": _object(elements.Graphic, None)},
+            "beams": {"type": "array", "items": _object(GeometricallyExactBeam, None),
+                      "description": "geometrically exact beams, expanded on loading into node bodies, node "
+                                     "markers and beam elements"},
             "exposed": {"type": "array", "items": {"type": "string", "pattern": r"^\w+\.\w+$"},
                         "description": "parameters FMUs expose, '<element>.<field>'"},
             "fmu_outputs": {"type": "array", "items": {"type": "string"},
@@ -151,6 +155,8 @@ def markdown_tables() -> str:
               ("Force elements (`forces`, field `type`)", FORCE_KINDS),
               ("Contact shapes (`shapes`)", {"shapes": elements.Shape}),
               ("Body graphics (`graphics`, drawn by `fmu-mbs animate`)", {"graphics": elements.Graphic}),
+              ("Geometrically exact beams (`beams`; expanded on loading, docs/flexible-bodies.md §7)",
+               {"beams": GeometricallyExactBeam}),
               ("Time functions (`{\"type\": ...}`; a bare number is a constant)", FUNCTION_KINDS)]
     for title, kinds in groups:
         out.append(f"### {title}\n")
