@@ -11,9 +11,9 @@ from ..kernels import model_arrays as ma
 from ..kernels.bodies.flexible import FlexArrays
 from ..kernels.bodies.modal import ModalArrays
 from ..model.elements import FlexibleBody, ModalBody, Model, PlanarBody, PointMass, RigidBody
+from ..model.modal_data import modal_data
 from ..model.validate_flexible import marker_node
 from ..model.validate_modal import node_row
-from .modal_data import modal_data
 
 _AXES = ("x", "y", "z", "rx", "ry", "rz")
 
