@@ -19,7 +19,8 @@ Chrono's chamber lengths (0.221 m each) it is fully retracted at s = 0.279 m and
 The same with a flexible boom (models/flexible_boom.json, examples/make_flexible_boom.py: the boom a floating
 modal body, its static start deflected): ``--model models/flexible_boom.json``; the holding force then comes from
 statics alone (crane_pd_demo.holding_force_by_statics: the boom's mount moves as it bends, so the lever rule on
-the held boom's hinge torque gives 6922 N where 6884.6 N hold it), and the boom tip's elastic deflection ``crane.boom.node10.u[2]`` is recorded too.
+the held boom's hinge torque gives 6922 N where 6884.6 N hold it), and the boom tip's elastic deflection
+``crane.boom.node10.u[2]`` is recorded too. integration/crane_flexible_compare.py runs both cranes side by side.
 
     python integration/crane_hydraulic.py [OUT_DIR] [--t-end 25] [--step 5e-4] [--scheme jacobi] [--order 0]
                                           [--model models/crane.json]
