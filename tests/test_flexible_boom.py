@@ -27,7 +27,12 @@ import pytest
 from numpy.polynomial import Polynomial as Poly
 
 from fmu_mbs.adapters.fmu_build import build_fmu
-from fmu_mbs.model import save_model
+from fmu_mbs.adapters.fmu_fast_step import FastStep
+from fmu_mbs.adapters.fmu_slave import MbsSlave
+from fmu_mbs.analyses.channels import ChannelEvaluator
+from fmu_mbs.compiler import compile_model
+from fmu_mbs.model import load_model, save_model
+from fmu_mbs.model.names import channel_names
 
 from fmu_harness import Slave, replays_from_saved_state
 
@@ -105,6 +110,37 @@ def test_stiff_boom_holds_with_the_rigid_cranes_force(tmp_path):
     assert abs(flexible - rigid) > 1e-3 * rigid              # the flexible boom needs a different force ...
     assert stiff == pytest.approx(rigid, rel=1e-5)           # ... the stiff one the rigid crane's
     assert abs(eq["boom.node10.u[2]"][-1]) < 1e-5
+
+
+def test_slave_fills_the_modal_channels_on_both_step_paths(tmp_path, monkeypatch):
+    """The FMU's slave in this process (no FMU build): the one-call step (its kernel knows nothing of modal
+    channels; the slave fills them after it) and the general path give the same outputs bit for bit, and they are
+    the library's ChannelEvaluator at the slave's state."""
+    (tmp_path / "model.json").write_text(MODEL.read_text())
+    runs = []
+    for one_call in (True, False):
+        if not one_call:
+            monkeypatch.setattr(FastStep, "build", classmethod(lambda cls, slave, substeps=0: None))
+        s = MbsSlave(instance_name="boom", resources=str(tmp_path))
+        s.setup_experiment(0.0)
+        s.exit_initialization_mode()
+        k = [c.name for c in s._inputs].index("cylinder.f")
+        t, rows = 0.0, []
+        for _ in range(15):
+            s.u_set[k] = 6884.571528041161 * (1.0 + 0.3 * math.sin(20.0 * t))
+            assert s.do_step(t, 0.01)
+            t += 0.01
+            rows.append(s.y.copy())
+        assert isinstance(s._fast, FastStep) == one_call
+        runs.append(np.array(rows))
+    assert np.array_equal(runs[0], runs[1])
+    names = channel_names(load_model(MODEL))
+    modal = [i for i, n in enumerate(names) if n.startswith("boom.")]
+    assert len(modal) == 2 * 16 + 6 + 2
+    assert np.ptp(runs[0][:, names.index("boom.node10.u[2]")]) > 1e-5
+    i = s.integ
+    lib = ChannelEvaluator(compile_model(load_model(MODEL)))(i.t, i.q, i.qd, i.qdd, i.lam, u=i.u)
+    assert np.array_equal(lib[modal], s.y[modal])
 
 
 @pytest.fixture(scope="module")
