@@ -115,7 +115,8 @@ def test_stiff_boom_holds_with_the_rigid_cranes_force(tmp_path):
 def test_slave_fills_the_modal_channels_on_both_step_paths(tmp_path, monkeypatch):
     """The FMU's slave in this process (no FMU build): the one-call step (its kernel knows nothing of modal
     channels; the slave fills them after it) and the general path give the same outputs bit for bit, and they are
-    the library's ChannelEvaluator at the slave's state."""
+    the library's ChannelEvaluator at the slave's state; a restored state (the FMU's getFMUstate) replays bit for
+    bit."""
     (tmp_path / "model.json").write_text(MODEL.read_text())
     runs = []
     for one_call in (True, False):
@@ -125,14 +126,21 @@ def test_slave_fills_the_modal_channels_on_both_step_paths(tmp_path, monkeypatch
         s.setup_experiment(0.0)
         s.exit_initialization_mode()
         k = [c.name for c in s._inputs].index("cylinder.f")
-        t, rows = 0.0, []
-        for _ in range(15):
+        t, rows, saved = 0.0, [], None
+        for n in range(20):
             s.u_set[k] = 6884.571528041161 * (1.0 + 0.3 * math.sin(20.0 * t))
             assert s.do_step(t, 0.01)
             t += 0.01
             rows.append(s.y.copy())
+            if n == 7:
+                saved = s._get_fmu_state()
+            if n == 14:                        # roll back to step 7 and go on: steps 8..14 again
+                s._set_fmu_state(saved)
+                t = 0.08
         assert isinstance(s._fast, FastStep) == one_call
-        runs.append(np.array(rows))
+        rows = np.array(rows)
+        assert np.array_equal(rows[15:20], rows[8:13])       # the replay after the rollback, bit for bit
+        runs.append(rows)
     assert np.array_equal(runs[0], runs[1])
     names = channel_names(load_model(MODEL))
     modal = [i for i, n in enumerate(names) if n.startswith("boom.")]
