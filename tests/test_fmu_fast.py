@@ -158,6 +158,6 @@ def test_starting_an_fmu_slave_does_not_import_the_fe_layer():
     """The modules an FMU's instantiation imports (its slave module): no fmu_mbs.fe (it and scipy.linalg cost
     ~1 s at start-up) unless a model has modal bodies."""
     code = ("import sys, fmu_mbs.adapters.fmu_slave, fmu_mbs.adapters.fmi_bridge; "
-            "print(sorted(m for m in ('fmu_mbs.fe', 'fmu_mbs.compiler.modal_data') if m in sys.modules))")
+            "print(sorted(m for m in ('fmu_mbs.fe', 'fmu_mbs.model.modal_data') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -38,6 +38,8 @@ _EXAMPLES = {   # verb: (command, what it does)
                 "network; --gif/--mp4 also render a movie through matplotlib"),
     "build": ("fmu-mbs build models/pendulum.json -o dist",
               "build FMI 2.0 co-simulation FMUs (dist/<name>.fmu); without a model, every models/*.json"),
+    "modes": ("fmu-mbs modes models/pendulum.json --plot pendulum_modes.png",
+              "natural frequencies about the static equilibrium, each body's share of every mode, and a chart"),
     "crash-report": ("fmu-mbs crash-report frontal_crash_simulate.csv",
                      "filtered pulse, ASI, THIV, crush, energy (and HIC, 3 ms clip, VC of occupant channels) of a "
                      "result CSV;\nwrites frontal_crash_simulate_crash.json and a one-page PNG"),
@@ -404,6 +406,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-precompile", action="store_true", help="do not ship kernels compiled for this "
                    "architecture's generic CPU (smaller FMUs, faster first build; the FMU compiles on first run)")
     p.set_defaults(func=cmd_build)
+    from .modes_report import add_parser as add_modes
+    add_modes(verb)
     from .crash_report import add_parser as add_crash_report
     add_crash_report(sub)
     return parser

@@ -143,7 +143,7 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
             sys.path[:] = old_path
             # pythonfmu imported the entry script and the library copy from the staging folder, which is deleted
             # below: forget both, so that an FMU run later in this process imports the copy it carries (a module of
-            # the deleted folder fails at its first lazy import, e.g. compiler/modal_data.py)
+            # the deleted folder fails at its first lazy import, e.g. model/modal_data.py)
             for name in [m for m in sys.modules if m == module or m.split(".")[0] == package]:
                 del sys.modules[name]
         _install_binary(fmu_path, stage, module, ident)

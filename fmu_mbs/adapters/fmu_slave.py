@@ -272,8 +272,9 @@ class MbsSlave(Fmi2Slave):
         if fast:
             code = fast.run(t, H)
             if code == 0:
-                if self.chan._planar:     # the planar angles phi are unwrapped in Python: fill and gather them
+                if self.chan.finishes_in_python:   # planar angles phi, modal channels: fill and gather them
                     self.chan.finish_planar()
+                    self.chan.finish_modal(self.integ.state.q, self.integ.state.qd)
                     np.add(self.chan._raw[self.chan._plan], 0.0, out=self.y)
                 if not fast.has_prev:     # the unwrap memory is valid from now on: the kernel must know it
                     self.chan._has_prev = True

@@ -20,6 +20,7 @@ from ..compiler.families import needs_after_step
 from ..kernels.channel_values import MARKER_VALUES, channel_values
 from ..kernels.contact import ST_PAIR_OVERFLOW, grown_contact_workspace
 from ..kernels.model_arrays import ROW_ANGLE
+from ..model.modal_outputs import KIND as MODAL_KIND
 from ..model.names import Channel, channels
 from .evaluate import Evaluator, check_contact_states
 from .trajectory import Trajectory
@@ -47,7 +48,14 @@ class ChannelEvaluator:
         # after the kernel's blocks: the integrator's energy sums (dissipated, input), given by the caller, and the
         # marker angles of a planar model (from the quaternions about z, unwrapped from one state to the next)
         self._planar = bool(model.planar)
-        self._raw = np.zeros(sum(n for _, n in sizes) + 2 + nm)
+        # modal-body channels (eta, node displacements, stresses) last, filled in Python from q and qd
+        # (imported only then: it needs fmu_mbs.fe and scipy.linalg, ~0.7 s of an FMU's start-up)
+        self._modal = None
+        if any(c.kind == MODAL_KIND for c in self.channels):
+            from .modal_channels import ModalChannels
+            self._modal = ModalChannels(cm, self.channels)
+        n_modal = len(self._modal.names) if self._modal is not None else 0
+        self._raw = np.zeros(sum(n for _, n in sizes) + 2 + nm + n_modal)
         self._off: dict[str, int] = {}
         pos = 0
         for key, n in sizes:
@@ -55,6 +63,7 @@ class ChannelEvaluator:
             pos += n
         self._off["sums"] = pos
         self._off["phi"] = pos + 2
+        self._off["modal"] = pos + 2 + nm
         base = self._off["marker"] + MARKER_VALUES * np.arange(nm)
         self._quat_w, self._quat_z = base + _MARKER_SLOTS["q"], base + _MARKER_SLOTS["q"] + 3
         self._prev_phi = np.zeros(nm)
@@ -80,6 +89,8 @@ class ChannelEvaluator:
     def _slot(self, c: Channel) -> int:
         """Index of channel ``c`` in the raw vector."""
         cm, k = self.cm, max(c.index, 1) - 1
+        if self._modal is not None and c.name in self._modal.names:
+            return self._off["modal"] + self._modal.names.index(c.name)
         if c.kind == "marker" and c.quantity == "phi":
             return self._off["phi"] + cm.marker_names.index(c.element)
         if c.kind == "marker":
@@ -137,6 +148,18 @@ class ChannelEvaluator:
             self._prev_phi[:] = phi
             self._raw[self._off["phi"]:self._off["phi"] + len(phi)] = phi
 
+    def finish_modal(self, q: np.ndarray, qd: np.ndarray) -> None:
+        """Modal bodies: their channels (analyses/modal_channels.py) at (q, qd) into the raw values. Runs after
+        every kernel evaluation, also the FMU's one-call step's (a no-op without modal bodies)."""
+        if self._modal is not None:
+            n = len(self._modal.names)
+            self._modal.fill(q, qd, self._raw[self._off["modal"]:self._off["modal"] + n])
+
+    @property
+    def finishes_in_python(self) -> bool:
+        """Whether some channels are filled in Python after the channel kernel (planar angles, modal bodies)."""
+        return self._planar or self._modal is not None
+
     def reset(self) -> None:
         """Forget the previous state (angle unwrapping and RSDA turn counting restart)."""
         self._has_prev = False
@@ -177,6 +200,7 @@ class ChannelEvaluator:
         self._raw[self._off["sums"]] = dissipated
         self._raw[self._off["sums"] + 1] = energy_input
         self.finish_planar()
+        self.finish_modal(q, qd)
         check_contact_states(self.cm, ws.cw)
         self._has_prev = True
         ev.zs[:] = ev.zn                              # element states (RSDA turns) from this state on

@@ -46,7 +46,7 @@ def _euler(orientation, angular_velocity) -> tuple[list, list]:
 
 def _modal(t: dict, i: int, b: ModalBody, q0: list, qd0: list, q_names: list) -> None:
     # imported here: it imports fmu_mbs.fe and scipy.linalg (~0.7 s), which only models with modal bodies need
-    from .modal_data import modal_data
+    from ..model.modal_data import modal_data
 
     data = modal_data(b)
     m = data.inv.n_modes

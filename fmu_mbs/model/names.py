@@ -26,6 +26,8 @@ Outputs, in this order:
   universal joint's torque on marker_i's body, world axes; joint_friction ``torque`` (revolute, N.m)
   or ``force`` (prismatic, N): the friction on marker_j's body along the joint axis, ``slip`` (sliding speed at
   the friction surface, m/s), ``load`` (normal load from the reaction and preload, N).
+- every modal body: ``b.eta[k]``, ``b.etad[k]``, chosen nodes' ``b.node<n>.u[k]`` and ``.r[k]``, stress points'
+  ``b.stress[k]`` and ``b.strain[k]`` (model/modal_outputs.py).
 - ``energy.kinetic``, ``energy.potential`` (gravity and springs), ``energy.total`` (J);
   ``solver.iterations``, ``solver.residual`` (1); ``energy.dissipated`` (work removed by dampers, friction and
   contact hysteresis since the start) and ``energy.input`` (work of loads, inputs, actuators and drivers) (J), as
@@ -42,14 +44,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .elements import FORCE_KINDS, JOINT_COORDINATES, Model
+from .elements import FORCE_KINDS, JOINT_COORDINATES, ModalBody, Model
 from .functions import External
 from .interface import Signal
+from .modal_outputs import modal_body_channels
 
 #: FMI 2.0 BaseUnit exponents of every unit used by a channel
 UNITS: dict[str, dict[str, int]] = {
     "m": {"m": 1},
     "m/s": {"m": 1, "s": -1},
+    "1/s": {"s": -1},
     "m/s2": {"m": 1, "s": -2},
     "rad": {"rad": 1},
     "rad/s": {"rad": 1, "s": -1},
@@ -162,6 +166,9 @@ def channels(model: Model) -> list[Channel]:
         out.append(_scalar(d.name, "f", _COORDINATE_UNITS[coord][2], "driver"))
     for f in model.forces:
         out += signal_channels(f.name, f.outputs(model), _FORCE_TAG[type(f)])
+    for b in model.bodies:
+        if isinstance(b, ModalBody):
+            out += modal_body_channels(b)
     out += [_scalar("energy", q, "J", "energy") for q in ("kinetic", "potential", "total")]
     out += [_scalar("solver", "iterations", "1", "solver"), _scalar("solver", "residual", "1", "solver")]
     out += [_scalar("energy", q, "J", "energy") for q in ("dissipated", "input")]

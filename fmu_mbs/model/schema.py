@@ -57,6 +57,8 @@ def _field_schema(f, cls=None) -> dict:
         return {"type": "array", "items": {"type": "string"}}
     if hint.startswith("tuple[tuple[int"):
         return {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}
+    if hint.startswith("tuple[int"):
+        return {"type": "array", "items": {"type": "integer"}}
     if hint == "bool":
         return {"type": "boolean"}
     if hint.startswith("tuple[Vec"):
@@ -139,6 +141,7 @@ def _plain_type(hint: str) -> str:
     hint = hint.replace("tuple[Vec, Vec, Vec]", "3x3 matrix").replace("Vec", "vector").replace("Curve", "curve")
     hint = hint.replace("TimeFunction", "function").replace("tuple[function, ...]", "list of functions")
     hint = hint.replace("tuple[str, ...]", "list of names").replace("tuple[tuple[int, ...], ...]", "index lists")
+    hint = hint.replace("tuple[int, ...]", "index list")
     hint = hint.replace("tuple[vector, ...]", "list of vectors")
     return hint.replace("tuple[float, ...]", "vector").replace(" | None", " (optional)")
 
@@ -155,7 +158,7 @@ def markdown_tables() -> str:
               ("Force elements (`forces`, field `type`)", FORCE_KINDS),
               ("Contact shapes (`shapes`)", {"shapes": elements.Shape}),
               ("Body graphics (`graphics`, drawn by `fmu-mbs animate`)", {"graphics": elements.Graphic}),
-              ("Geometrically exact beams (`beams`; expanded on loading, docs/flexible-bodies.md §7)",
+              ("Geometrically exact beams (`beams`; expanded on loading, docs/flexible-bodies.md §8)",
                {"beams": GeometricallyExactBeam}),
               ("Time functions (`{\"type\": ...}`; a bare number is a constant)", FUNCTION_KINDS)]
     for title, kinds in groups:
