@@ -33,12 +33,19 @@ _REASONS = {
 }
 
 
-#: the share of rtol, atol that each step's local error estimate may use: a second-order method takes many steps,
-#: and their local errors add up (measured global / local with the max norm over 2-3 s: pendulum 47-53, seed 002
-#: four-bar 35-73 at rtol 1e-4 ... 1e-8), so the global error stays near rtol only with a tighter local bound
-LOCAL_SHARE = 1.0
-#: error per unit step (s): the local error of a step of size h may be h / UNIT_STEP of the tolerance
-UNIT_STEP = 1.0
+def local_share(rtol: float) -> float:
+    """The share of rtol and atol that each step's local error may use (a tolerance transformation, as RADAU5's
+    0.1 rtol^(2/3) for its lower-order estimate): with the error per step at most tol, a second-order method's global
+    error grows as K tol^(2/3) (N ~ tol^(-1/3) steps; measured K = 3.3-3.6 on the pendulum, 11-12 on the seed 002
+    four-bar, tol 5e-6 ... 5e-11), so tol = (rtol / 10)^(3/2) keeps it proportional to rtol."""
+    return math.sqrt(rtol / 10.0) / 10.0
+
+
+#: error per unit step (s) when > 0: the local error of a step of size h may be h / UNIT_STEP of the tolerance.
+#: Off (0) by default: it keeps the global error proportional to rtol, but a round-off floor of the estimate then
+#: looks like an error growing as 1/h, and the step collapses (measured: the pendulum at rtol 1e-8, the four-bar at
+#: 1e-6, the bouncing ball and the friction pendulum at 1e-5)
+UNIT_STEP = 0.0
 
 
 class ALFVariableIntegrator(ALFIntegrator):
@@ -48,7 +55,8 @@ class ALFVariableIntegrator(ALFIntegrator):
     ``max_steps`` (per output interval), ``tol`` (Newton, m or rad; default min(1e-9, atol / 10)),
     ``step_log`` (keep the end times of the first k accepted steps in ``accepted_times``), and ALFIntegrator's
     ``penalty``, ``accept_tol``, ``max_iter``, ``tangent``, ``pivot_tol``, ``fd_eps``, ``energy_balance``.
-    ``local_share`` (the share of rtol and atol each step's local error may use, default LOCAL_SHARE),
+    ``share`` (the share of rtol and atol each step's local error may use, default ``local_share(rtol)``),
+    ``unit_step`` (s; > 0: error per unit step, see UNIT_STEP),
     ``velocity_estimate`` (False: positions only, as Zienkiewicz & Xie; the global error then grows to 30-1800x
     rtol on the pendulum and the four-bar). Trapezoidal ALI3-P only: the generalized-alpha scheme's
     pseudo-accelerations lag the accelerations by O(h), so this estimate does not carry over to it unchanged, and
@@ -60,7 +68,7 @@ class ALFVariableIntegrator(ALFIntegrator):
     def __init__(self, cm: CompiledModel, step: float, initial: AssemblyResult | None = None, *,
                  rtol: float = 1e-6, atol: float | None = None, norm: str = "max", h_max: float = math.inf,
                  max_steps: int = 10 ** 7, tol: float | None = None, step_log: int = 0,
-                 local_share: float = LOCAL_SHARE, velocity_estimate: bool = True, unit_step: float = UNIT_STEP,
+                 share: float | None = None, velocity_estimate: bool = True, unit_step: float = UNIT_STEP,
                  **options):
         atol = rtol if atol is None else atol
         for key, value in (("rtol", rtol), ("atol", atol), ("h_max", h_max)):
@@ -68,8 +76,9 @@ class ALFVariableIntegrator(ALFIntegrator):
                 raise ValueError(f"{key} must be positive, got {value!r}")
         if rtol < 1e-13:
             raise ValueError(f"rtol = {rtol!r} is below what double precision can deliver (>= 1e-13)")
-        if not 0.0 < local_share <= 1.0:
-            raise ValueError(f"local_share must be in (0, 1], got {local_share!r}")
+        share = local_share(rtol) if share is None else share
+        if not 0.0 < share <= 1.0:
+            raise ValueError(f"share must be in (0, 1], got {share!r}")
         if norm not in ("max", "rms"):
             raise ValueError(f"norm must be 'max' or 'rms', got {norm!r}")
         for key in ("rho_inf", "max_halvings"):
@@ -80,11 +89,11 @@ class ALFVariableIntegrator(ALFIntegrator):
             raise ValueError(f"{self.label}: scheme {options['scheme']!r} is not supported with error control (the "
                              f"energy-consistent trapezoid rejected every step on seed 000 E7.2 in its first 0.3 ms; "
                              f"not understood yet): use scheme 'ali3p'")
-        tol = min(1e-9, 0.1 * local_share * atol) if tol is None else tol
+        tol = min(1e-9, 0.1 * share * atol) if tol is None else tol
         super().__init__(cm, step, initial, tol=tol, max_halvings=0, **options)
         self.reasons = {**self.reasons, **_REASONS}
         self.rtol, self.atol, self.h_max, self.max_steps = float(rtol), float(atol), float(h_max), int(max_steps)
-        self.local_share = float(local_share)
+        self.share = float(share)
         self.norm_max = norm == "max"
         self.velocity_estimate = bool(velocity_estimate)
         if not unit_step >= 0.0:
@@ -137,7 +146,7 @@ class ALFVariableIntegrator(ALFIntegrator):
         while True:        # one call into numba, another after a contact buffer grew
             status, done, detail = KA.alf_variable_advance(
                 self.cm.arrays, self._pat, self.state, self._ws, self.opt, self._vw, t_out[i:], self.breakpoints,
-                self.local_share * self.rtol, self.local_share * self.atol, self.h_max, self.max_steps, self.norm_max,
+                self.share * self.rtol, self.share * self.atol, self.h_max, self.max_steps, self.norm_max,
                 self.velocity_estimate, self.unit_step, rep[i:], *(r[i:] for r in rec))
             i += done
             if not self._contact_buffers(status):
