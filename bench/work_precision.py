@@ -4,7 +4,8 @@ Cases (from bench/exudyn_compare.py, with their independent references): the IFT
 seed 002 four-bar turning over (the index-1 reference integrator at rtol 1e-10), the E10.5 planar slider-crank
 through its singular positions (its reduced ODE), and the spatial slider-crank of models/slider_crank.json with
 the crank started at 20 rad/s (body positions against the index-1 reference at rtol 1e-12; Exudyn is not run on
-it: the translator of exudyn_compare.py has no spherical, universal or prismatic joint).
+it: the translator of exudyn_compare.py has no spherical, universal or prismatic joint), and seed 000 E7.2 (two
+point masses at 100 and 300 m/s, relative energy error; the ALF with the energy-consistent trapezoid).
 
 Integrators: ALF (trapezoidal ALI3-P) and explicit midpoint at the steps STEPS, the error-controlled
 Dormand-Prince path ('variable') at the tolerances RTOLS and the error-controlled ALF ('alf-variable') at ALF_RTOLS,
