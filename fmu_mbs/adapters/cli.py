@@ -245,8 +245,9 @@ def _run_simulate(cm, args, progress):
     if args.rtol is not None:
         if args.integrator == "alf" and "integrator" not in args.settings.solver:
             args.integrator = "variable"            # a tolerance, not a step: the error-controlled integrator
-        if args.integrator not in ("variable", "reference"):
-            raise CliError(f"--rtol applies to --integrator variable or reference, not '{args.integrator}'")
+        if args.integrator not in ("variable", "alf-variable", "reference"):
+            raise CliError(f"--rtol applies to --integrator variable, alf-variable or reference, not "
+                           f"'{args.integrator}'")
         extra["rtol"] = args.rtol
         extra["atol"] = args.rtol if args.atol is None else args.atol
     elif args.atol is not None:
@@ -362,12 +363,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--t-start", type=float, default=0.0, metavar="T", help="start time (s), default 0")
     p = verb("simulate", _history("simulate", _run_simulate), "forward dynamics (time integration)")
     output(p, history=True)
-    p.add_argument("--integrator", default="alf", choices=("alf", "galpha", "explicit", "variable", "reference"),
+    p.add_argument("--integrator", default="alf",
+                   choices=("alf", "galpha", "explicit", "variable", "alf-variable", "reference"),
                    help="alf (trapezoidal rule, default), galpha (generalized-alpha, numerical damping), explicit "
                         "(explicit midpoint, for contact scenes), variable (error-controlled Dormand-Prince "
-                        "steps, --rtol; --step is then the output interval) or reference (scipy, slow)")
+                        "steps, --rtol; --step is then the output interval), alf-variable (error-controlled "
+                        "trapezoidal ALF steps, --rtol, for stiff models) or reference (scipy, slow)")
     p.add_argument("--rtol", type=_positive, metavar="R", help="relative tolerance on positions and velocities: "
-                   "selects the error-controlled integrator 'variable' (unless --integrator reference)")
+                   "selects the error-controlled integrator 'variable' (unless --integrator alf-variable or reference)")
     p.add_argument("--atol", type=_positive, metavar="A", help="absolute tolerance (SI units), default --rtol")
     p.add_argument("--rho-inf", type=_spectral_radius, metavar="R", help="galpha: spectral radius at infinite "
                    "frequency in [0, 1] (1 = no numerical damping), default 0.8")

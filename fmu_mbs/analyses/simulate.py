@@ -76,8 +76,10 @@ def simulate(cm: CompiledModel | Model | str | Path, t_end: float, step: float, 
     of the returned rows (default ``step``); ``progress(fraction)`` is called as the run advances;
     ``integrator``: "alf" (trapezoidal ALI3-P), "galpha" (generalized-alpha ALI3-P, option ``rho_inf`` in
     [0, 1], default 0.8), "explicit" (explicit midpoint, for contact scenes; h below the stability limit of the
-    stiffest force) or "reference"; ``options`` go to the integrator (ALFIntegrator, GeneralizedAlphaIntegrator,
-    ExplicitIntegrator or integrate_reference). ``info`` holds per-row reports REPORT_KEYS:
+    stiffest force), "variable" (error-controlled Dormand-Prince, ``rtol``, ``atol``), "alf-variable"
+    (error-controlled trapezoidal ALF, also "alf" with ``rtol``; for stiff models) or "reference"; ``options`` go to
+    the integrator (ALFIntegrator, GeneralizedAlphaIntegrator, ExplicitIntegrator, VariableStepIntegrator,
+    ALFVariableIntegrator or integrate_reference). ``info`` holds per-row reports REPORT_KEYS:
     'iterations' (Newton iterations, or RHS evaluations, since the previous row), 'rejected' (failed step
     attempts redone with half the step, since the previous row),
     'residual_position|velocity|acceleration' (max |Phi|, |Phi_q qd - nu|, |Phi_q qdd - gamma|),
@@ -86,6 +88,8 @@ def simulate(cm: CompiledModel | Model | str | Path, t_end: float, step: float, 
     For a passive model kinetic + potential + dissipated - input stays constant."""
     if not isinstance(cm, CompiledModel):
         cm = compile_model(cm if isinstance(cm, Model) else load_model(cm))
+    if integrator == "alf" and ("rtol" in options or "atol" in options):
+        integrator = "alf-variable"      # the ALF with a tolerance: its error-controlled steps (as Adams's integrators)
     if integrator not in INTEGRATORS:
         raise AnalysisError(f"simulate: unknown integrator '{integrator}' (choose from {', '.join(INTEGRATORS)})")
     output_step = step if output_step is None else output_step
