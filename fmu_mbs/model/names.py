@@ -151,6 +151,14 @@ def joint_coordinate_channels(name: str, joint_type: str) -> list[Channel]:
     return s + sd
 
 
+def joint_reaction_channels(name: str, planar: bool = False) -> list[Channel]:
+    """The reaction of a joint on marker_j's body about marker_j's origin, world axes: F[1..3], T[1..3]; in a
+    planar model F[1..2] (x, y) and the scalar T (about z), the only components a planar reaction has."""
+    if planar:
+        return _vector(name, "F", "N", 2, "joint") + [_scalar(name, "T", "N.m", "joint")]
+    return _vector(name, "F", "N", 3, "joint") + _vector(name, "T", "N.m", 3, "joint")
+
+
 def channels(model: Model) -> list[Channel]:
     """Every output channel of ``model``, in the documented order (see the module docstring)."""
     out: list[Channel] = []
@@ -160,7 +168,7 @@ def channels(model: Model) -> list[Channel]:
     for j in model.joints:
         joint_types[j.name] = j.type
         out += joint_coordinate_channels(j.name, j.type)
-        out += _vector(j.name, "F", "N", 3, "joint") + _vector(j.name, "T", "N.m", 3, "joint")
+        out += joint_reaction_channels(j.name, model.planar)
     for d in model.drivers:
         coord = JOINT_COORDINATES[joint_types[d.joint]][d.coordinate - 1]
         out.append(_scalar(d.name, "f", _COORDINATE_UNITS[coord][2], "driver"))

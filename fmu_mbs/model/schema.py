@@ -214,6 +214,9 @@ def channel_table() -> str:
         if kind == "marker":
             planar = Model("x", 2, (0.0, 0.0), markers=(Marker("m", position=(0.0, 0.0)),))
             add("marker (planar model)", channels(planar), "m")
+        if kind == "joint (revolute, prismatic)":
+            planar = Model("x", 2, (0.0, 0.0), markers=(Marker("m", position=(0.0, 0.0)),), joints=els)
+            add("joint (planar model)", [c for c in channels(planar) if c.quantity in ("F", "T")], "j")
     model = Model("x", 3, (0.0, 0.0, 0.0), markers=(Marker("m"),), joints=(joint,), drivers=(Driver("d", "j"),))
     add("driver (N on a translation, N.m on a rotation)", channels(model), "d")
     for kind, signals in forces.items():
