@@ -23,7 +23,7 @@ from ...kernels import integrate_alf as K
 from ...kernels import integrate_dopri as KD
 from ..assembly import AssemblyResult
 from .alf import ALFIntegrator
-from .variable import time_breakpoints
+from .variable import OutputTimes, time_breakpoints
 
 _REASONS = {
     KD.TOO_MANY_STEPS: "more steps than max_steps for this interval",
@@ -48,7 +48,7 @@ def local_share(rtol: float) -> float:
 UNIT_STEP = 0.0
 
 
-class ALFVariableIntegrator(ALFIntegrator):
+class ALFVariableIntegrator(OutputTimes, ALFIntegrator):
     """Error-controlled trapezoidal ALI3-P of one compiled model. Options: ``rtol``, ``atol`` (local error bounds
     per step on q and qd, SI units: |err_i| <= atol + rtol |y_i|; default 1e-6 and rtol), ``norm`` ("max": the
     largest scaled component, as the ``variable`` integrator; "rms": Hairer's weighted RMS), ``h_max`` (s),
@@ -132,16 +132,7 @@ class ALFVariableIntegrator(ALFIntegrator):
         """Advance through the increasing times ``t_out`` (s), ending exactly on each; returns the report rows
         (len(t_out), REPORT_KEYS: 'iterations' = Newton iterations since the previous time, 'rejected' = rejected
         attempts) and, with ``record``, (q, qd, qdd, lam, z) at each time."""
-        t_out = np.ascontiguousarray(t_out, dtype=float)
-        N = len(t_out)
-        rep = np.zeros((N, K.N_REP))
-        if record:
-            rec = (np.zeros((N, self.cm.n_q)), np.zeros((N, self.cm.n_q)), np.zeros((N, self.cm.n_q)),
-                   np.zeros((N, self.cm.n_rows)), np.zeros((N, len(self.zs))))
-        else:
-            rec = self._empty
-        if N and t_out[0] <= self.t - 1e-12 * max(1.0, abs(self.t)):
-            raise ValueError(f"cannot advance backwards from t = {self.t:.9g} s to {t_out[0]:.9g} s")
+        t_out, rep, rec = self._output_rows(t_out, record)
         i = 0
         while True:        # one call into numba, another after a contact buffer grew
             status, done, detail = KA.alf_variable_advance(
@@ -159,15 +150,3 @@ class ALFVariableIntegrator(ALFIntegrator):
                 f"{self.steps_taken} steps, {self.steps_rejected} rejected, {self.newton_failures} of them by Newton)")
         return (rep, *rec) if record else rep
 
-    def advance(self, n_steps: int, h: float | None = None, record: bool = False):
-        """Advance by n_steps output intervals of size h (default: the nominal step), recording at each."""
-        h = self.step if h is None else float(h)
-        return self.advance_times(self.t + h * np.arange(1, int(n_steps) + 1), record)
-
-    def advance_to(self, t_target: float, record: bool = False):
-        span = t_target - self.t
-        if span <= 0.0:
-            if span < -1e-12 * max(1.0, abs(t_target)):
-                raise ValueError(f"cannot advance backwards from t = {self.t:.9g} s to {t_target:.9g} s")
-            return self.advance_times(np.zeros(0), record)
-        return self.advance_times(np.array([float(t_target)]), record)
