@@ -250,6 +250,12 @@ class ChannelEvaluator:
             if done < n:
                 check_contact_states(self.cm, ws.cw)           # a full state table: the error names it
                 ev.cw = grown_contact_workspace(ws.cw)          # too many candidate pairs: grow and go on
+        if self._modal is not None:       # modal-body channels are filled in Python, per row as in __call__
+            cols = [self.names.index(name) for name in self._modal.names]
+            buf = np.empty(len(cols))
+            for i in range(n):
+                self._modal.fill(q[i], qd[i], buf)
+                values[i, cols] = buf
         return values
 
 
