@@ -19,17 +19,22 @@ done by the library directly (ALF advance + output channels, no FMI) and a pytho
 input, four outputs, a doStep that returns at once: the floor of any Python FMU under fmpy), each in another fresh
 process. The ratio column is the model's step over the no-op FMU's.
 
-    python bench/fmu_latency.py [--runs 1] [--steps 2000]
+``--baseline main`` also builds the FMUs with the library of another git revision and runs them alternately with
+this tree's (``--rounds`` runs each, median), so a change is measured before/after at the same machine load.
+
+    python bench/fmu_latency.py [--runs 1] [--steps 2000] [--baseline REV] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import textwrap
 import time
@@ -58,12 +63,13 @@ STARTUP = textwrap.dedent("""
     T["exitInitializationMode"] = time.time()
     fmu.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)
     T["first doStep"] = time.time()
+    CPU = time.process_time()
     fmu.doStep(currentCommunicationPoint=0.01, communicationStepSize=0.01)
     T["second doStep"] = time.time()
     fmu.terminate()
     fmu.freeInstance()
     shutil.rmtree(unzipped, ignore_errors=True)
-    print(json.dumps(T))
+    print(json.dumps({{**T, "cpu": CPU}}))
 """)
 
 FMU_STEPS = textwrap.dedent("""
@@ -145,6 +151,47 @@ LIBRARY_STEPS = textwrap.dedent("""
     print(json.dumps({{"library": statistics.median(lib), "ALF advance": statistics.median(adv)}}))
 """)
 
+# The one-call step's kernel in one process, called both ways on the same arguments: packed (one table of
+# addresses, kernels/packed_args.py: what the FMU does) and as one named tuple of ~200 arrays that numba types and
+# unboxes at every call (the FMU's call before the arguments were packed).
+KERNEL_CALLS = textwrap.dedent("""
+    import json, shutil, statistics, tempfile, time
+    from pathlib import Path
+    from fmu_mbs.adapters.fmu_slave import MbsSlave
+    from fmu_mbs.kernels.comm_step import alf_comm_step, packed_comm_step
+
+    H, WARMUP, STEPS = 1e-3, 200, {steps}
+    ns = time.perf_counter_ns
+    folder = Path(tempfile.mkdtemp())
+    shutil.copy({model!r}, folder / "model.json")
+    s = MbsSlave(instance_name="calls", resources=str(folder))
+    s.setup_experiment(0.0)
+    s.exit_initialization_mode()
+    t = 0.0
+    for _ in range(3):                 # builds the one-call step (again once the unwrap memory is valid)
+        assert s.do_step(t, H)
+        t += H
+    args = s._fast.args
+    packed, named, slave = [], [], []
+    for k in range(WARMUP + STEPS):
+        a = ns()
+        assert packed_comm_step(args.table, args.layout, 1, H, t + H) == 0
+        b = ns()
+        assert alf_comm_step(args.tree, 1, H, t + 2 * H) == 0
+        c = ns()
+        assert s.do_step(t + 2 * H, H)
+        d = ns()
+        t += 3 * H
+        if k >= WARMUP:
+            packed.append(b - a)
+            named.append(c - b)
+            slave.append(d - c)
+    assert s._fast.args is args        # no step left the one-call path
+    shutil.rmtree(folder, ignore_errors=True)
+    print(json.dumps({{"kernel, packed": statistics.median(packed), "kernel, named tuple": statistics.median(named),
+                      "slave.do_step": statistics.median(slave)}}))
+""")
+
 # The peer: a pythonfmu 0.7.0 FMU whose doStep does nothing (built by pythonfmu, run through its own binary).
 NOOP_SLAVE = textwrap.dedent("""
     from pythonfmu import Fmi2Causality, Fmi2Slave, Real
@@ -174,11 +221,12 @@ MODELS = {
 }
 
 
-def child(code: str, cache_dir: str) -> tuple[dict, float]:
-    """Run code in a fresh Python process with the given kernel cache; returns its JSON line and the wall time at
-    which the process was started."""
+def child(code: str, cache_dir: str, user_cache: bool = False) -> tuple[dict, float]:
+    """Run code in a fresh Python process with the given kernel cache (``user_cache``: the user's own); returns its
+    JSON line and the wall time at which the process was started."""
     os.makedirs(os.path.join(cache_dir, "numba"), exist_ok=True)
-    env = dict(os.environ, FMU_MBS_CACHE_DIR=cache_dir, NUMBA_CACHE_DIR=os.path.join(cache_dir, "numba"))
+    env = dict(os.environ) if user_cache else dict(os.environ, FMU_MBS_CACHE_DIR=cache_dir,
+                                                   NUMBA_CACHE_DIR=os.path.join(cache_dir, "numba"))
     for var in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES"):
         env.pop(var, None)
     t0 = time.time()
@@ -194,14 +242,32 @@ def child(code: str, cache_dir: str) -> tuple[dict, float]:
     return json.loads(lines[-1]), t0
 
 
+def baseline_fmus(rev: str, names: list[str], dest: Path) -> dict[str, Path]:
+    """FMUs of the catalogue models ``names`` built by the library of git revision ``rev`` (exported next to them)."""
+    tree = dest / "tree"
+    tree.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "fmu_mbs"], capture_output=True, check=True)
+    tarfile.open(fileobj=io.BytesIO(archive.stdout)).extractall(tree, filter="data")
+    code = ("import json, sys; from fmu_mbs.adapters.fmu_build import build_fmu; "
+            "print(json.dumps({n: str(build_fmu(p, sys.argv[1])) for n, p in json.loads(sys.argv[2]).items()}))")
+    models = {n: str(ROOT / "models" / f"{n}.json") for n in names}
+    out = subprocess.run([sys.executable, "-c", code, str(dest), json.dumps(models)], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(tree)), cwd=tree)     # "-c" imports from cwd first
+    if out.returncode != 0:
+        raise RuntimeError(f"building the FMUs of {rev} failed:\n{out.stderr[-3000:]}")
+    return {n: Path(p) for n, p in json.loads(out.stdout.strip().splitlines()[-1]).items()}
+
+
 def startup(fmu: Path, cache_dir: str) -> dict:
     """Phase durations (s) of one fresh process, plus the total from process start to the end of the first doStep."""
     marks, t0 = child(STARTUP.format(fmu=str(fmu)), cache_dir)
+    cpu = marks.pop("cpu")
     phases, last = {"python start": marks["python"] - t0}, marks["python"]
     for name, t in marks.items():
         if name != "python":
             phases[name], last = t - last, t
     phases["total to end of first doStep"] = marks["first doStep"] - t0
+    phases["CPU to end of first doStep"] = cpu
     return phases
 
 
@@ -212,26 +278,47 @@ def main() -> None:
     parser.add_argument("--startup-models", default="pendulum", help="'all' (the catalogue) or comma-separated names")
     parser.add_argument("--startup-only", action="store_true", help="skip the per-step measurement")
     parser.add_argument("--no-precompile", action="store_true", help="build the FMUs without shipped kernels")
+    parser.add_argument("--baseline", metavar="REV", help="also run the FMUs built by the library of this git "
+                        "revision (e.g. main), alternating with this tree's in the same run")
+    parser.add_argument("--rounds", type=int, default=3, help="per-step runs of each FMU (alternating), median")
+    parser.add_argument("--kernel-only", action="store_true", help="only the in-process calls of the one-call "
+                        "step's kernel and MbsSlave.do_step (no FMU is built)")
     args = parser.parse_args()
     from fmu_mbs.adapters.fmu_build import build_fmu
 
+    if args.kernel_only:
+        with tempfile.TemporaryDirectory(prefix="fmu_latency_") as cache:
+            print(f"in-process calls, H = solver.h = 1 ms, median over {args.steps} steps after 200 warm-up, us")
+            for name in MODELS:
+                calls, _ = child(KERNEL_CALLS.format(steps=args.steps, model=str(ROOT / "models" / f"{name}.json")),
+                                 cache, user_cache=True)
+                print(f"  {name:10s}" + "".join(f" {k}: {v / 1e3:.1f}" for k, v in calls.items()))
+        return
     names = (sorted(p.stem for p in (ROOT / "models").glob("*.json")) if args.startup_models == "all"
              else args.startup_models.split(","))
     with tempfile.TemporaryDirectory(prefix="fmu_latency_") as tmp:
+        wanted = sorted(set(names) | (set() if args.startup_only else set(MODELS)))
         fmus = {name: build_fmu(ROOT / "models" / f"{name}.json", tmp, precompile=not args.no_precompile)
-                for name in sorted(set(names) | (set() if args.startup_only else set(MODELS)))}
+                for name in wanted}
+        builds = {"this tree": fmus}
+        if args.baseline:
+            builds = {args.baseline: baseline_fmus(args.baseline, wanted, Path(tmp, "baseline")), "this tree": fmus}
         caches = []
         for name in names:
-            cold, warm = [], []
+            cold = {label: [] for label in builds}
+            warm = {label: [] for label in builds}
             for _ in range(args.runs):
-                caches.append(cache := tempfile.mkdtemp(prefix="fmu_latency_cache_", dir=tmp))
-                cold.append(startup(fmus[name], cache))
-                warm.append(startup(fmus[name], cache))
+                for label, build in builds.items():     # alternating, so both see the same machine load
+                    caches.append(cache := tempfile.mkdtemp(prefix="fmu_latency_cache_", dir=tmp))
+                    cold[label].append(startup(build[name], cache))
+                    warm[label].append(startup(build[name], cache))
             print(f"{name} FMU start-up through fmpy FMU2Slave, s (median of {args.runs} fresh process(es) each)")
-            print(f"  {'phase':32s} {'cold cache':>11s} {'warm cache':>11s}")
-            for phase in cold[0]:
-                print(f"  {phase:32s} {statistics.median(r[phase] for r in cold):11.3f} "
-                      f"{statistics.median(r[phase] for r in warm):11.3f}")
+            print(f"  {'phase':32s}" + "".join(f" {'cold, ' + label:>16s} {'warm, ' + label:>16s}"
+                                               for label in builds))
+            for phase in cold["this tree"][0]:
+                print(f"  {phase:32s}" + "".join(f" {statistics.median(r[phase] for r in cold[label]):16.3f} "
+                                                 f"{statistics.median(r[phase] for r in warm[label]):16.3f}"
+                                                 for label in builds))
         if args.startup_only:
             return
         from pythonfmu.builder import FmuBuilder
@@ -244,24 +331,40 @@ def main() -> None:
                                          outputs=NOOP["outputs"], u_expr=NOOP["u_expr"]), caches[-1])
 
         cache = caches[-1]
+        builds = {("" if label == "this tree" else f" ({label})"): build for label, build in builds.items()}
         for name in MODELS:   # the cache holds the pendulum's kernels; this adds the four-bar's, if any
-            startup(fmus[name], cache)
+            for build in builds.values():
+                startup(build[name], cache)
         print(f"\nper macro step, H = solver.h = 1 ms, median over {args.steps} steps after 200 warm-up steps, "
-              f"us")
-        cols = ("setReal", "doStep", "getReal", "step", "p90 step", "library", "ALF advance")
-        print(f"  {'model':10s}" + "".join(f" {c:>11s}" for c in cols) + f" {'/ no-op':>8s}")
-        print(f"  {'no-op FMU':10s}" + "".join(f" {noop[c] / 1e3:11.1f}" for c in cols[:5]) + " " * 24
+              f"us (median of {args.rounds} alternating run(s) per FMU)")
+        cols = ("setReal", "doStep", "getReal", "step", "p90 step", "library", "ALF advance", "kernel, packed",
+                "kernel, named tuple")
+        width = max(len(f"{n}{label}") for n in MODELS for label in builds)
+        print(f"  {'model':{width}s}" + "".join(f" {c.split(', ')[-1]:>11s}" for c in cols) + f" {'/ no-op':>8s}")
+        print(f"  {'no-op FMU':{width}s}" + "".join(f" {noop[c] / 1e3:11.1f}" for c in cols[:5]) + " " * 48
               + f" {1.0:8.2f}")
         for name, m in MODELS.items():
-            res, _ = child(FMU_STEPS.format(steps=args.steps, fmu=str(fmus[name]), input=m["input"],
-                                            outputs=m["outputs"], u_expr=m["u_expr"]), cache)
-            lib, _ = child(LIBRARY_STEPS.format(steps=args.steps, model=str(ROOT / "models" / f"{name}.json"),
-                                                input=m["input"], u_expr=m["u_expr"]), cache)
-            res.update(lib)
-            print(f"  {name:10s}" + "".join(f" {res[c] / 1e3:11.1f}" for c in cols)
-                  + f" {res['step'] / noop['step']:8.2f}")
+            runs = {label: [] for label in builds}
+            for _ in range(args.rounds):
+                for label, build in builds.items():
+                    runs[label].append(child(FMU_STEPS.format(steps=args.steps, fmu=str(build[name]),
+                                                              input=m["input"], outputs=m["outputs"],
+                                                              u_expr=m["u_expr"]), cache)[0])
+            model = str(ROOT / "models" / f"{name}.json")
+            # the library's children use the user's kernel cache (an empty one would compile the library)
+            lib, _ = child(LIBRARY_STEPS.format(steps=args.steps, model=model, input=m["input"],
+                                                u_expr=m["u_expr"]), cache, user_cache=True)
+            calls, _ = child(KERNEL_CALLS.format(steps=args.steps, model=model), cache, user_cache=True)
+            for label in builds:
+                res = {c: statistics.median(r[c] for r in runs[label]) for c in runs[label][0]}
+                if not label:
+                    res.update(lib, **calls)
+                print(f"  {name + label:{width}s}" + "".join(f" {res[c] / 1e3:11.1f}" if c in res else " " * 12
+                                                            for c in cols) + f" {res['step'] / noop['step']:8.2f}")
         print("\n  setReal: 1 input; getReal: 4 outputs in one call; step: setReal + doStep + getReal;\n"
               "  library: the same work without FMI (ALF advance + output channels), in a process of its own;\n"
+              "  packed / named tuple: the one-call step's kernel called from Python with its arguments packed into\n"
+              "  one table (what the FMU does) or as one named tuple of arrays, in one process (this tree);\n"
               "  no-op FMU: a pythonfmu FMU whose doStep returns at once; / no-op: step over the no-op FMU's step")
 
 

@@ -4,10 +4,12 @@ Cases (from bench/exudyn_compare.py, with their independent references): the IFT
 seed 002 four-bar turning over (the index-1 reference integrator at rtol 1e-10), the E10.5 planar slider-crank
 through its singular positions (its reduced ODE), and the spatial slider-crank of models/slider_crank.json with
 the crank started at 20 rad/s (body positions against the index-1 reference at rtol 1e-12; Exudyn is not run on
-it: the translator of exudyn_compare.py has no spherical, universal or prismatic joint).
+it: the translator of exudyn_compare.py has no spherical, universal or prismatic joint), and seed 000 E7.2 (two
+point masses at 100 and 300 m/s, relative energy error; the ALF with the energy-consistent trapezoid).
 
 Integrators: ALF (trapezoidal ALI3-P) and explicit midpoint at the steps STEPS, the error-controlled
-Dormand-Prince path ('variable') at the tolerances RTOLS with outputs every VARIABLE_OUTPUT s, Exudyn's
+Dormand-Prince path ('variable') at the tolerances RTOLS and the error-controlled ALF ('alf-variable') at ALF_RTOLS,
+with outputs every VARIABLE_OUTPUT s, Exudyn's
 generalized-alpha (exudyn_compare's settings) at STEPS; the fixed-step runs and Exudyn record every 10 ms. CPU
 time per simulated second (process time of one whole run, kernels compiled), error as each case measures it.
 A run that fails is listed with its reason and left out of the plot.
@@ -36,15 +38,21 @@ from fmu_mbs.model import ModelBuilder, load_model  # noqa: E402
 
 STEPS = (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4)
 RTOLS = (1e-3, 1e-4, 1e-6, 1e-8, 1e-10)
+ALF_RTOLS = (1e-3, 1e-4, 1e-6, 1e-8)   # the error-controlled ALF ('alf-variable', second order: many steps)
 VARIABLE_OUTPUT = 0.1   # s: the variable path's output interval (its steps end on every output: a 10 ms grid caps
                         # them at 10 ms, which alone gives the pendulum 8e-10 m at any rtol)
 
 
-def run_variable(case: X.Case, rtol: float):
-    """The error-controlled path at rtol (atol = rtol), output every VARIABLE_OUTPUT s, kernels compiled."""
-    X.simulate(case.cm, 2 * VARIABLE_OUTPUT, VARIABLE_OUTPUT, integrator="variable", initial=case.start, rtol=rtol)
+def run_variable(case: X.Case, rtol: float, integrator: str = "variable"):
+    """An error-controlled path ('variable' or 'alf-variable') at rtol (atol = rtol), output every VARIABLE_OUTPUT
+    s, kernels compiled (the ALF's options of the case, such as max_iter, apply to 'alf-variable'; its scheme does
+    not: the error-controlled ALF is the ALI3-P trapezoid)."""
+    opts = {k: v for k, v in case.options.items() if k != "scheme"} if integrator == "alf-variable" else {}
+    X.simulate(case.cm, 2 * VARIABLE_OUTPUT, VARIABLE_OUTPUT, integrator=integrator, initial=case.start, rtol=rtol,
+               **opts)
     c0 = time.process_time()
-    tr = X.simulate(case.cm, case.t_end, VARIABLE_OUTPUT, integrator="variable", initial=case.start, rtol=rtol)
+    tr = X.simulate(case.cm, case.t_end, VARIABLE_OUTPUT, integrator=integrator, initial=case.start, rtol=rtol,
+                    **opts)
     cpu = time.process_time() - c0
     return X.states_from_q(case.cm, tr.t, tr.q, tr.qd), {"cpu_per_s": cpu / case.t_end}
 
@@ -68,7 +76,7 @@ def case_spatial_slider_crank(quick: bool) -> X.Case:
 
 
 CASES = {"pendulum": X.case_pendulum, "fourbar": X.case_fourbar, "slider_crank": X.case_slider_crank,
-         "spatial_slider_crank": case_spatial_slider_crank}
+         "spatial_slider_crank": case_spatial_slider_crank, "e72": X.case_e72}
 
 
 def _point(label, setting, run, accuracy, t_end) -> dict:
@@ -98,10 +106,13 @@ def run_case(case: X.Case, exudyn: bool) -> list[dict]:
     for rtol in RTOLS:
         pts.append(_point("variable", rtol, lambda r=rtol: run_variable(case, r), case.accuracy,
                           case.t_end))
+    for rtol in ALF_RTOLS:
+        pts.append(_point("alf-variable", rtol, lambda r=rtol: run_variable(case, r, "alf-variable"), case.accuracy,
+                          case.t_end))
     for p in pts:
         text = (f"{p['accuracy']:.3g} in {p['cpu_per_s'] * 1e3:.3g} ms CPU per s" if "accuracy" in p
                 else p["error"])
-        print(f"  {case.name:22s} {p['integrator']:9s} {p['setting']:<8g} {text}", flush=True)
+        print(f"  {case.name:22s} {p['integrator']:12s} {p['setting']:<8g} {text}", flush=True)
     return pts
 
 
@@ -111,7 +122,7 @@ def plot(results: dict, png: str) -> None:
     import matplotlib.pyplot as plt
     names = list(results)
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), squeeze=False)
-    style = {"ALF": "o-", "explicit": "s-", "variable": "^-", "Exudyn": "x--"}
+    style = {"ALF": "o-", "explicit": "s-", "variable": "^-", "alf-variable": "v-", "Exudyn": "x--"}
     for ax, name in zip(axes[0], names):
         for label, mark in style.items():
             pts = [p for p in results[name]["points"] if p["integrator"] == label and "accuracy" in p]

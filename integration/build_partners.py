@@ -1,5 +1,5 @@
-"""Build the partner FMUs (hydraulic cylinder + valve, PID controller, signal source) into a folder and check them
-with fmpy validate.
+"""Build the partner FMUs (hydraulic cylinder + valve, PID controller, signal source, oscillator, restraint
+controller) into a folder and check them with fmpy validate.
 
     python integration/build_partners.py [OUT_DIR]       # default: dist
 
@@ -18,7 +18,7 @@ from pathlib import Path
 PARTNERS = Path(__file__).resolve().parent / "partners"
 #: FMU file stem (= class name = modelIdentifier) -> entry script
 FMUS = {"HydraulicCylinder": "hydraulic_cylinder", "PidController": "pid_controller", "SignalSource": "signal_source",
-        "Oscillator": "oscillator"}
+        "Oscillator": "oscillator", "RestraintController": "restraint_controller"}
 
 
 def _hash(*texts: str) -> str:

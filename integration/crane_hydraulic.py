@@ -16,7 +16,14 @@ Together with the force balance (friction c sd = 0 at rest):
 so the pressures need no jump when the valve opens. Geometry: the cylinder is 0.5 m long at 30 deg; with
 Chrono's chamber lengths (0.221 m each) it is fully retracted at s = 0.279 m and its stroke is 0.442 m.
 
+The same with a flexible boom (models/flexible_boom.json, examples/make_flexible_boom.py: the boom a floating
+modal body, its static start deflected): ``--model models/flexible_boom.json``; the holding force then comes from
+statics alone (crane_pd_demo.holding_force_by_statics: the boom's mount moves as it bends, so the lever rule on
+the held boom's hinge torque gives 6922 N where 6884.6 N hold it), and the boom tip's elastic deflection
+``crane.boom.node10.u[2]`` is recorded too. integration/crane_flexible_compare.py runs both cranes side by side.
+
     python integration/crane_hydraulic.py [OUT_DIR] [--t-end 25] [--step 5e-4] [--scheme jacobi] [--order 0]
+                                          [--model models/crane.json]
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ from fmu_mbs.adapters.fmu_build import build_fmu  # noqa: E402
 from fmu_mbs.cosim import CosimResult, CoSimulation, PowerBond  # noqa: E402
 
 MODEL = ROOT / "models" / "crane.json"
+FLEXIBLE = ROOT / "models" / "flexible_boom.json"
+FLEXIBLE_RECORD = ("crane.boom.node10.u[2]", "crane.boom_tip.r[1]", "crane.boom_tip.r[2]")
 PISTON_D, ROD_D = 0.08, 0.035
 P_PUMP, P_TANK = 7.6e6, 0.1e6
 S_RETRACTED = 0.279          # m: mounting distance at full retraction (0.5 m at 30 deg minus Chrono's 0.221 m)
@@ -50,7 +59,10 @@ RECORD = ("crane.boom_hinge.s", "crane.boom_hinge.sd", "crane.hook.r[1]", "crane
 
 
 def holding_force(model: Path = MODEL) -> float:
-    """Cylinder force (N) holding the crane at rest, from fmu-mbs statics (crane_pd_demo.holding_force)."""
+    """Cylinder force (N) holding the crane at rest, from fmu-mbs statics (crane_pd_demo.holding_force; for a
+    model with a modal body crane_pd_demo.holding_force_by_statics)."""
+    if '"type": "modal"' in Path(model).read_text():
+        return crane_pd_demo.holding_force_by_statics(Path(model))
     return crane_pd_demo.holding_force(model)
 
 
@@ -67,10 +79,10 @@ def equilibrium_pressures(force: float) -> tuple[float, float]:
     return p1, P_TANK + r * (P_PUMP - p1)
 
 
-def build(dest: str | Path) -> dict[str, Path]:
-    """The crane FMU and the partner FMUs the demos use, built into dest."""
+def build(dest: str | Path, model: Path = MODEL) -> dict[str, Path]:
+    """The crane FMU (of ``model``) and the partner FMUs the demos use, built into dest."""
     dest = Path(dest)
-    return {"crane": build_fmu(MODEL, dest), "cylinder": build_partner("HydraulicCylinder", dest),
+    return {"crane": build_fmu(model, dest), "cylinder": build_partner("HydraulicCylinder", dest),
             "source": build_partner("SignalSource", dest), "pid": build_partner("PidController", dest)}
 
 
@@ -103,14 +115,16 @@ def crane_system(fmus: dict[str, Path], force: float, order: int = 0, crane_h: f
 
 
 def run(out_dir: str | Path = "out", t_end: float = 25.0, step: float = 5e-4, scheme: str = "jacobi",
-        order: int = 0, plot: bool = True) -> CosimResult:
+        order: int = 0, plot: bool = True, model: Path = MODEL) -> CosimResult:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    force = holding_force(MODEL)
+    force = holding_force(model)
+    stem = "crane_hydraulic" if Path(model) == MODEL else f"crane_hydraulic_{Path(model).stem}"
+    record = RECORD + (FLEXIBLE_RECORD if Path(model).resolve() == FLEXIBLE.resolve() else ())
     with tempfile.TemporaryDirectory() as tmp:
-        fmus = build(tmp)
-        result = crane_system(fmus, force, order).run(t_end, step, scheme=scheme, order=order, record=RECORD)
-    path = result.to_csv(out / "crane_hydraulic.csv")
+        fmus = build(tmp, model)
+        result = crane_system(fmus, force, order).run(t_end, step, scheme=scheme, order=order, record=record)
+    path = result.to_csv(out / f"{stem}.csv")
     theta = result["crane.boom_hinge.s"]
     p1, p2 = equilibrium_pressures(force)
     print(f"hydraulic crane ({scheme}, order {order}, H = {step} s, {t_end} s): holding force {force:.1f} N from "
@@ -118,7 +132,7 @@ def run(out_dir: str | Path = "out", t_end: float = 25.0, step: float = 5e-4, sc
           f"{math.degrees(theta.max()):.3f} deg; energy residual {result.energy_cumulative('cylinder')[-1]:.3g} J; "
           f"{result.wall_time:.1f} s wall; wrote {path}")
     if plot:
-        plot_result(result, out / "crane_hydraulic.png")
+        plot_result(result, out / f"{stem}.png")
     return result
 
 
@@ -157,8 +171,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--step", type=float, default=5e-4)
     parser.add_argument("--scheme", default="jacobi", choices=["jacobi", "gauss-seidel", "iterative"])
     parser.add_argument("--order", type=int, default=0, choices=[0, 1, 2])
+    parser.add_argument("--model", type=Path, default=MODEL, help="crane model (default models/crane.json; "
+                        "models/flexible_boom.json: the flexible boom)")
     args = parser.parse_args(argv)
-    run(args.out, args.t_end, args.step, args.scheme, args.order)
+    run(args.out, args.t_end, args.step, args.scheme, args.order, model=args.model)
 
 
 if __name__ == "__main__":

@@ -55,6 +55,35 @@ def holding_force(model_path: Path) -> float:
     return torque / dl
 
 
+def held_statics(model_path: Path, force: float, angle: float = math.radians(30.0)):
+    """Statics of the crane with the boom hinge held at ``angle`` (rad) by a temporary driver and the cylinder
+    pushing with the constant ``force`` (N): (hinge torque the driver supplies (N m), the equilibrium trajectory)."""
+    from dataclasses import replace
+
+    from fmu_mbs.model.functions import Constant
+    b = ModelBuilder.from_model(load_model(model_path))
+    b.forces = [replace(f, force=Constant(force)) if f.name == "cylinder" else f for f in b.forces]
+    b.add_driver("hold", "boom_hinge", angle)
+    cm = compile_model(b.build())
+    ev = Evaluator(cm)
+    eq = statics(cm, evaluator=ev, tol=1e-12)
+    return driver_efforts(ev, eq.lam[-1])["hold"], eq
+
+
+def holding_force_by_statics(model_path: Path, tol: float = 1e-9) -> float:
+    """Cylinder force (N) for which the held crane needs no hinge torque, by secant steps on held_statics from the
+    lever rule's value: exact also where the lever rule is not (a flexible boom's mount moves as it bends)."""
+    f0 = holding_force(model_path)
+    t0, _ = held_statics(model_path, f0)
+    f1 = f0 * (1.0 + 1e-3)
+    for _ in range(8):
+        t1, _ = held_statics(model_path, f1)
+        if abs(t1) <= tol * abs(f1):
+            return f1
+        f0, t0, f1 = f1, t1, f1 - t1 * (f1 - f0) / (t1 - t0)
+    raise RuntimeError(f"{model_path}: the holding force did not converge (hinge torque {t1:.3g} N m)")
+
+
 def main(out_dir: str = "out") -> Path:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

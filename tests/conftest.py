@@ -3,6 +3,9 @@ thread hand-off cost there (measured 3-6x slower on the 2-core CI machine), so t
 This must happen before numpy is first imported."""
 
 import os
+from pathlib import Path
+
+import pytest
 
 for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
@@ -57,3 +60,25 @@ def pytest_unconfigure(config):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(_STATUS["code"])
+
+
+# --- catalogue FMUs, built once per session ---------------------------------------------------------------------
+# Building an FMU (copy the library, pythonfmu, compile the C shim, collect the precompiled kernels, fmpy validate)
+# takes seconds; many test files need the same catalogue FMUs, so they share one build per model and session.
+_MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+@pytest.fixture(scope="session")
+def catalogue_fmu(tmp_path_factory):
+    """``catalogue_fmu(name)``: the FMU of ``models/<name>.json``, built on first use in this session. Shared by
+    every test: never modify the file (copy it first)."""
+    from fmu_mbs.adapters.fmu_build import build_fmu
+
+    built: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in built:
+            built[name] = build_fmu(_MODELS / f"{name}.json", tmp_path_factory.mktemp(f"catalogue_{name}"))
+        return built[name]
+
+    return get

@@ -172,9 +172,8 @@ def test_cli_simulate_explicit_equals_the_library(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def pendulum_fmu(tmp_path_factory):
-    from fmu_mbs.adapters.fmu_build import build_fmu
-    return build_fmu(MODELS / "double_pendulum.json", tmp_path_factory.mktemp("explicit_dist"))
+def pendulum_fmu(catalogue_fmu):
+    return catalogue_fmu("double_pendulum")
 
 
 def test_fmu_explicit_matches_the_library_and_replays(pendulum_fmu):

@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from fmu_mbs.adapters.fmu_build import build_fmu
-
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = Path(__file__).resolve().parent / "fmi_misuse.py"
 
@@ -66,13 +64,12 @@ CASES = {
 
 
 @pytest.fixture(scope="module")
-def unzipped(tmp_path_factory):
+def unzipped(tmp_path_factory, catalogue_fmu):
     out = tmp_path_factory.mktemp("misuse")
     dirs = {}
     for model in ("pendulum", "crane"):
-        fmu = build_fmu(ROOT / "models" / f"{model}.json", out)
         dirs[model] = out / model
-        zipfile.ZipFile(fmu).extractall(dirs[model])
+        zipfile.ZipFile(catalogue_fmu(model)).extractall(dirs[model])
     return dirs
 
 

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from fmu_mbs.adapters.fmu_build import build_fmu
 from fmu_mbs.adapters.shipped_kernels import FOLDER, MANIFEST, NOTICE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,8 +70,8 @@ RUN = textwrap.dedent("""
 
 
 @pytest.fixture(scope="module")
-def pendulum_fmu(tmp_path_factory) -> Path:
-    return build_fmu(ROOT / "models" / "pendulum.json", tmp_path_factory.mktemp("precompiled"))
+def pendulum_fmu(catalogue_fmu) -> Path:
+    return catalogue_fmu("pendulum")
 
 
 def _fresh_run(fmu: Path, tmp: Path) -> tuple[int, dict, Path]:

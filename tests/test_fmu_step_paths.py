@@ -37,7 +37,8 @@ def _slave(tmp_path: Path, name: str) -> MbsSlave:
     return s
 
 
-@pytest.mark.parametrize("name, H", [("pendulum", 1e-3), ("fourbar", 2.5e-3), ("pendulum", 0.01)])
+@pytest.mark.parametrize("name, H", [("pendulum", 1e-3), ("fourbar", 2.5e-3), ("pendulum", 0.01),
+                                     ("bouncing_ball", 0.01)])
 def test_one_call_step_equals_the_general_path_bit_for_bit(tmp_path, monkeypatch, name, H):
     """Every channel after each of 300 steps with a varying input, a state restored at step 150 and replayed:
     identical doubles from the one-call step and from the general path (advance_to + ChannelEvaluator)."""
@@ -72,14 +73,14 @@ def test_one_call_step_falls_back_on_a_nan_input_and_changes_nothing(tmp_path):
     assert any("not finite" in str(m.msg) for m in s.log_queue)
 
 
-def test_variable_step_fmu_equals_the_library_at_the_same_rtol_and_replays_exactly(tmp_path):
+def test_variable_step_fmu_equals_the_library_at_the_same_rtol_and_replays_exactly(catalogue_fmu):
     """solver.integrator = 3 with solver.rtol = 1e-8: the pendulum FMU's positions equal simulate(integrator=
     'variable', rtol=1e-8) to 1e-11 m (the same error-controlled steps; only the communication times are summed
     differently by the host), both within 1e-5 m of the pendulum ODE integrated by scipy at rtol 1e-12; a restored
     state (also from bytes) replays bit for bit, the step size controller included."""
     from scipy.integrate import solve_ivp
 
-    fmu = build_fmu(MODELS / "pendulum.json", tmp_path)
+    fmu = catalogue_fmu("pendulum")
     s = Slave(fmu, "variable").start(**{"solver.integrator": 3, "solver.rtol": 1e-8})
     names = ["P1.r[1]", "P1.r[2]"]
     got = []

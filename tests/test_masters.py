@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shutil
 import subprocess
 import sys
 import warnings
@@ -50,8 +51,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fmpy import extract, simulate_fmu
-
-from fmu_mbs.adapters.fmu_build import build_fmu
 
 from fmu_harness import LoggedSlave
 
@@ -312,10 +311,10 @@ def run_container(tmp: Path, path: Path, system: dict) -> np.ndarray:
 
 # --- fixtures ---------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def dist(tmp_path_factory):
+def dist(tmp_path_factory, catalogue_fmu):
     out = tmp_path_factory.mktemp("masters")
     for name in ("pendulum", "fourbar"):
-        build_fmu(MODELS / f"{name}.json", out)
+        shutil.copy(catalogue_fmu(name), out / f"{name}.fmu")
     return out
 
 

@@ -18,10 +18,10 @@ from fmu_mbs.analyses.modes import mechanism_modes
 from fmu_mbs.analyses.simulate import simulate
 from fmu_mbs.analyses.statics import statics
 from fmu_mbs.compiler import compile_model
-from fmu_mbs.compiler.modal_data import modal_data
 from fmu_mbs.errors import ModelError
 from fmu_mbs.fe.ffrf import euler_parameter_matrices
 from fmu_mbs.model import ModelBuilder
+from fmu_mbs.model.modal_data import modal_data
 
 E, RHO, AREA, IZ, IY, L, N_EL = 2.1e11, 7850.0, 4e-4, 1.3e-8, 2.1e-8, 1.0, 20
 SECTION = dict(E=E, G=8.0e10, rho=RHO, area=AREA, Iy=IY, Iz=IZ, J=3.0e-8)

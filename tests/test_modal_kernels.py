@@ -13,11 +13,11 @@ import pytest
 from numba import njit
 
 from fmu_mbs.compiler import compile_model
-from fmu_mbs.compiler.modal_data import modal_data
 from fmu_mbs.fe.ffrf import euler_parameter_matrices, gravity_forces, node_frame, rp_equations
 from fmu_mbs.kernels import model_arrays as ma
 from fmu_mbs.kernels.bodies import modal, modal_inertia, rigid
 from fmu_mbs.model import ModelBuilder
+from fmu_mbs.model.modal_data import modal_data
 
 G = np.array([0.3, -1.2, -9.81])
 NODES = [(0.1 * i, 0.0, 0.0) for i in range(11)]

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 import scipy.io
 
-from fmu_mbs.compiler.modal_data import modal_data
 from fmu_mbs.errors import ModelError
 from fmu_mbs.fe import write_fem
 from fmu_mbs.model import ModelBuilder, load_model, model_to_dict, save_model
 from fmu_mbs.model.elements import ModalBody
+from fmu_mbs.model.modal_data import modal_data
 
 SECTION = dict(E=2.1e11, G=8.0e10, rho=7850.0, area=4e-4, Iy=2.1e-8, Iz=1.3e-8, J=3.0e-8)
 NODES = [(0.1 * i, 0.0, 0.0) for i in range(11)]

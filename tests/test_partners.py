@@ -182,3 +182,34 @@ def test_signal_source_gives_the_valve_profile(fmus):
     for t, y in expected.items():
         assert values[t] == pytest.approx(y, abs=1e-12), t
     src.close()
+
+
+def test_restraint_controller_fires_on_the_window_velocity_change_not_on_a_spike(fmus):
+    """A 2 ms spike of -300 m/s^2 (0.6 m/s in any 10 ms window, below dv_fire = 0.755 m/s) must not fire; a
+    steady -100 m/s^2 from 30 ms gives dV_W = 100 (t - 0.030) m/s, which reaches 0.755 m/s at 37.55 ms, so the
+    controller fires at the end of the step that holds that instant (37.6 ms at H = 0.1 ms); latched, and a restored
+    state replays it."""
+    h = 1e-4
+    ctl = Partner(fmus["RestraintController"], window=0.010, dv_fire=0.755)
+
+    def pulse(t):
+        return -300.0 if 0.005 <= t < 0.007 - 1e-12 else (-100.0 if t >= 0.030 - 1e-12 and t < 0.045 else 0.0)
+
+    saved, out = None, []
+    for k in range(600):
+        if k == 300:
+            saved, t_saved = ctl.fmu.getFMUstate(), ctl.t
+        ctl.set("a", pulse(k * h))
+        ctl.step(h)
+        out.append(tuple(ctl.get("fire", "fire_time", "dv_window")))
+    fire = np.array([o[0] for o in out])
+    assert max(o[2] for o in out[:300]) == pytest.approx(0.6, rel=1e-9)       # the spike, seen whole
+    assert np.all(fire[:375] == 0.0) and np.all(fire[375:] == 1.0)          # fired at step 376's end, latched
+    assert out[-1][1] == pytest.approx(0.0376, abs=1e-12)
+    ctl.fmu.setFMUstate(saved)
+    ctl.t = t_saved
+    for k in range(300, 400):
+        ctl.set("a", pulse(k * h))
+        ctl.step(h)
+    assert ctl.get("fire_time")[0] == out[-1][1]
+    ctl.close()

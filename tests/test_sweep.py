@@ -233,14 +233,12 @@ apex = {{ of = "{p}centre.r[3]", reduce = "max", after_peak = "{p}impact.fn" }}
 """
 
 
-def test_fmu_and_coupled_system_studies_record_the_fmu_log_of_a_failed_run(client, tmp_path):
+def test_fmu_and_coupled_system_studies_record_the_fmu_log_of_a_failed_run(client, tmp_path, catalogue_fmu):
     """The catalogue's bouncing-ball FMU run by fmpy (kind "fmu") and the same FMU as the one instance of a system
     under the co-simulation master (kind "system"): the rebound matches the independent integration of the contact
     law, both kinds give the same numbers bit for bit, and a stiffness of 1e13 N/m^1.5 (explicit substeps unstable)
     fails with fmi2Discard and the FMU's own log line naming the integrator."""
-    from fmu_mbs.adapters.fmu_build import build_fmu
-
-    fmu = build_fmu(BALL, tmp_path / "dist")
+    fmu = catalogue_fmu("bouncing_ball")
     tables = {}
     for kind in ("fmu", "system"):
         p = "ball." if kind == "system" else ""

@@ -38,6 +38,8 @@ _EXAMPLES = {   # verb: (command, what it does)
                 "network; --gif/--mp4 also render a movie through matplotlib"),
     "build": ("fmu-mbs build models/pendulum.json -o dist",
               "build FMI 2.0 co-simulation FMUs (dist/<name>.fmu); without a model, every models/*.json"),
+    "modes": ("fmu-mbs modes models/pendulum.json --plot pendulum_modes.png",
+              "natural frequencies about the static equilibrium, each body's share of every mode, and a chart"),
     "crash-report": ("fmu-mbs crash-report frontal_crash_simulate.csv",
                      "filtered pulse, ASI, THIV, crush, energy (and HIC, 3 ms clip, VC of occupant channels) of a "
                      "result CSV;\nwrites frontal_crash_simulate_crash.json and a one-page PNG"),
@@ -243,8 +245,9 @@ def _run_simulate(cm, args, progress):
     if args.rtol is not None:
         if args.integrator == "alf" and "integrator" not in args.settings.solver:
             args.integrator = "variable"            # a tolerance, not a step: the error-controlled integrator
-        if args.integrator not in ("variable", "reference"):
-            raise CliError(f"--rtol applies to --integrator variable or reference, not '{args.integrator}'")
+        if args.integrator not in ("variable", "alf-variable", "reference"):
+            raise CliError(f"--rtol applies to --integrator variable, alf-variable or reference, not "
+                           f"'{args.integrator}'")
         extra["rtol"] = args.rtol
         extra["atol"] = args.rtol if args.atol is None else args.atol
     elif args.atol is not None:
@@ -360,12 +363,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--t-start", type=float, default=0.0, metavar="T", help="start time (s), default 0")
     p = verb("simulate", _history("simulate", _run_simulate), "forward dynamics (time integration)")
     output(p, history=True)
-    p.add_argument("--integrator", default="alf", choices=("alf", "galpha", "explicit", "variable", "reference"),
+    p.add_argument("--integrator", default="alf",
+                   choices=("alf", "galpha", "explicit", "variable", "alf-variable", "reference"),
                    help="alf (trapezoidal rule, default), galpha (generalized-alpha, numerical damping), explicit "
                         "(explicit midpoint, for contact scenes), variable (error-controlled Dormand-Prince "
-                        "steps, --rtol; --step is then the output interval) or reference (scipy, slow)")
+                        "steps, --rtol; --step is then the output interval), alf-variable (error-controlled "
+                        "trapezoidal ALF steps, --rtol, for stiff models) or reference (scipy, slow)")
     p.add_argument("--rtol", type=_positive, metavar="R", help="relative tolerance on positions and velocities: "
-                   "selects the error-controlled integrator 'variable' (unless --integrator reference)")
+                   "selects the error-controlled integrator 'variable' (unless --integrator alf-variable or reference)")
     p.add_argument("--atol", type=_positive, metavar="A", help="absolute tolerance (SI units), default --rtol")
     p.add_argument("--rho-inf", type=_spectral_radius, metavar="R", help="galpha: spectral radius at infinite "
                    "frequency in [0, 1] (1 = no numerical damping), default 0.8")
@@ -404,6 +409,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-precompile", action="store_true", help="do not ship kernels compiled for this "
                    "architecture's generic CPU (smaller FMUs, faster first build; the FMU compiles on first run)")
     p.set_defaults(func=cmd_build)
+    from .modes_report import add_parser as add_modes
+    add_modes(verb)
     from .crash_report import add_parser as add_crash_report
     add_crash_report(sub)
     return parser

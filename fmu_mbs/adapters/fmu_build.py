@@ -61,8 +61,24 @@ class {ident}(MbsSlave):
     """{description}"""
 
 
+def _follow(resources):
+    """Point this library copy's packages at this FMU's resources where their folder is gone: a host that
+    extracted an earlier FMU of the same copy to a folder it has deleted since (fmpy does, after each run) would
+    fail at the first module imported lazily (e.g. the modal data). Same name means same content: the copy's name
+    is its content hash."""
+    import os
+    import sys
+
+    root = os.path.join(resources, "{package}")
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__path__", None)
+        if (name == "{package}" or name.startswith("{package}.")) and path and not os.path.isdir(list(path)[0]):
+            module.__path__ = [os.path.join(root, *name.split(".")[1:])]
+
+
 def fmi2_instantiate(resources, instance_name, visible, logging_on, log):
     """Called by the FMU's binary (adapters/native/fmi2_shim.c) at fmi2Instantiate."""
+    _follow(resources)
     return fmi_bridge.instantiate({ident}, resources, instance_name, visible, logging_on, log)
 '''
 
@@ -141,9 +157,11 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
                                  canHandleVariableCommunicationStepSize=True)
         finally:
             sys.path[:] = old_path
+            # pythonfmu imported the entry script and the library copy from the staging folder, which is deleted
+            # below: forget both, so that an FMU run later in this process imports the copy it carries (a module of
+            # the deleted folder fails at its first lazy import, e.g. model/modal_data.py)
             for name in [m for m in sys.modules if m == module or m.split(".")[0] == package]:
-                if name == module:
-                    del sys.modules[name]
+                del sys.modules[name]
         _install_binary(fmu_path, stage, module, ident)
     if precompile:
         from .kernel_precompile import add_to_fmu

@@ -22,6 +22,8 @@ midpoint rule) in substeps of at most ``solver.h``; a substep that fails is redo
   (``<element>.<field>``; ``<joint>.s_start`` assembles the model with that joint coordinate held).
 - FMU state get/set/serialize captures the complete solver state (integrator state, the variable-step size
   controller, inputs, outputs and the output evaluator's turn counters), so restore-and-replay is bit-identical.
+- ``energy.dissipated`` and ``energy.input`` are the integrator's energy sums (J, accumulated over the substeps as
+  in the library's runs); they live in the integrator's state, so a restored state carries them.
 - A communication step of the ALF or generalized-alpha integrator with held inputs is one call into numba
   (adapters/fmu_fast_step.py, kernels/comm_step.py): snapshot, input check, substeps and every output channel;
   the general path below takes over, with the same numbers, whenever that call declines a step.
@@ -270,8 +272,9 @@ class MbsSlave(Fmi2Slave):
         if fast:
             code = fast.run(t, H)
             if code == 0:
-                if self.chan._planar:     # the planar angles phi are unwrapped in Python: fill and gather them
+                if self.chan.finishes_in_python:   # planar angles phi, modal channels: fill and gather them
                     self.chan.finish_planar()
+                    self.chan.finish_modal(self.integ.state.q, self.integ.state.qd)
                     np.add(self.chan._raw[self.chan._plan], 0.0, out=self.y)
                 if not fast.has_prev:     # the unwrap memory is valid from now on: the kernel must know it
                     self.chan._has_prev = True
@@ -385,7 +388,7 @@ class MbsSlave(Fmi2Slave):
     def _update_outputs(self, iterations: float, residual: float) -> None:
         i = self.integ
         self.y[:] = self.chan(i.t, i.q, i.qd, i.qdd, i.lam, u=i.u, iterations=iterations, residual=residual,
-                               z=i.zs)
+                               z=i.zs, dissipated=i.energy_dissipated, energy_input=i.energy_input)
 
     def _log_failure(self, where: str, exc: BaseException) -> None:
         self.log(f"{where} failed: {exc}\n{''.join(traceback.format_exception(exc))}", Fmi2Status.error)
@@ -408,7 +411,6 @@ class MbsSlave(Fmi2Slave):
         return {**tree, "model_id": self.state_id}
 
     def _set_fmu_state(self, state) -> None:
-        self._fast = None      # the unwrap memory is replaced below
         if isinstance(state, fmu_state.ParsedState):
             state = self.state_from_parsed(state)
         if state.get("model_id") != self.state_id:
@@ -428,7 +430,8 @@ class MbsSlave(Fmi2Slave):
                 control.ctl[:] = state["control"]
         if state["chan"] is not None and self.chan is not None:
             prev, ref = state["chan"]
-            self.chan._prev_s = None if prev is None else prev.copy()
+            if prev is not None:      # in place, as every array here: the one-call step's table addresses them
+                self.chan._prev_s[:] = prev
             self.chan.ev.zs[:] = ref
         self.u_set[:] = state["u_set"]
         self.u_prev[:] = state["u_prev"]

@@ -30,10 +30,22 @@ MANIFEST = "manifest.json"
 PORTABLE_CPU = ("generic", "")      # (CPU name, CPU features) the shipped kernels were compiled for
 NOTICE = "compiling kernels (first run only: minutes of CPU; later runs load them from the user's cache)"
 
-_shipped: dict[str, str | None] = {}   # this copy's user cache folder -> shipped folder (None: none usable)
-_reporter: list = [None]                # weak reference to a callable(message) or None
-_reported: list[bool] = [False]
-_hooked: list[bool] = [False]
+
+def _state(package: str) -> tuple[dict, list, list, list]:
+    """The state of one library copy, kept on numba's caching module so that it outlives a re-import of the copy.
+    A process that runs FMUs imports the copy again from each FMU's extraction folder once it was dropped from
+    sys.modules (fmu_build does that after a build): with module-level state each import wrapped numba's cache
+    lookup once more, and the older wrappers reported compiles to the instances of their own import, whose FMI
+    logger may be gone (a segmentation fault in fmpy's logger, seen in the tests)."""
+    from numba.core import caching
+
+    states = caching.__dict__.setdefault("_fmu_mbs_shipped_kernels", {})
+    return states.setdefault(package, ({}, [None], [False], [False]))
+
+
+# this copy's user cache folder -> shipped folder (None: none usable); weak reference to the reporter, a
+# callable(message), or None; whether the current reporter was told; whether numba's lookup is wrapped
+_shipped, _reporter, _reported, _hooked = _state(__name__.split(".")[0])
 
 
 def package_name() -> str:

@@ -217,6 +217,8 @@ def _force_vectors(model: Model, res: Result, poses) -> list[dict]:
     out = []
     for j in model.joints:
         F = [cols.get(f"{j.name}.F[{k}]") for k in (1, 2, 3)]
+        if model.planar and F[2] is None and F[0] is not None:      # planar reactions have F[1..2] only
+            F[2] = np.zeros_like(F[0])
         if all(x is not None for x in F) and j.marker_j in poses:
             out.append({"name": f"{j.name}.F", "at": j.marker_j, "F": np.stack(F, axis=1), "color": "#ff7f0e"})
     shapes = {s.name: s for s in model.shapes}

@@ -1,6 +1,6 @@
 """Values of the output channels (model/names.py) at consistent states, through the kernels.
 
-Per state, one kernel call (kernels/channel_values.py) fills a flat raw vector: marker frames and
+Per state, the kernel (kernels/channel_values.py) fills a flat raw vector: marker frames and
 accelerations a = a_cm + alpha x s + w x (w x s); joint coordinates from the measure rows
 (``CompiledModel.measure``): s = Phi of the row, sd = Phi_q qd, with revolute angles unwrapped from one state to
 the next so several turns stay continuous; joint reactions and driver efforts from the multipliers (the
@@ -8,18 +8,22 @@ convention of analyses/reactions.py); the element output vector, whose slots the
 gave every declared output (``CompiledModel.output_slots``); energies. The channels gather from that vector.
 
 ``ChannelEvaluator`` keeps that memory (previous angles, RSDA turn count), so a step-by-step caller
-(the FMU) and ``evaluate_channels`` (a whole Trajectory) give the same numbers.
+(the FMU, one call per state) and ``evaluate_channels`` (a whole Trajectory, ``ChannelEvaluator.rows``: all rows in
+one kernel call) give the same numbers.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from ..compiler import CompiledModel
 from ..compiler.families import needs_after_step
-from ..kernels.channel_values import MARKER_VALUES, channel_values
+from ..kernels.channel_values import MARKER_VALUES, channel_rows, channel_values
 from ..kernels.contact import ST_PAIR_OVERFLOW, grown_contact_workspace
 from ..kernels.model_arrays import ROW_ANGLE
+from ..model.modal_outputs import KIND as MODAL_KIND
 from ..model.names import Channel, channels
 from .evaluate import Evaluator, check_contact_states
 from .trajectory import Trajectory
@@ -47,7 +51,14 @@ class ChannelEvaluator:
         # after the kernel's blocks: the integrator's energy sums (dissipated, input), given by the caller, and the
         # marker angles of a planar model (from the quaternions about z, unwrapped from one state to the next)
         self._planar = bool(model.planar)
-        self._raw = np.zeros(sum(n for _, n in sizes) + 2 + nm)
+        # modal-body channels (eta, node displacements, stresses) last, filled in Python from q and qd
+        # (imported only then: it needs fmu_mbs.fe and scipy.linalg, ~0.7 s of an FMU's start-up)
+        self._modal = None
+        if any(c.kind == MODAL_KIND for c in self.channels):
+            from .modal_channels import ModalChannels
+            self._modal = ModalChannels(cm, self.channels)
+        n_modal = len(self._modal.names) if self._modal is not None else 0
+        self._raw = np.zeros(sum(n for _, n in sizes) + 2 + nm + n_modal)
         self._off: dict[str, int] = {}
         pos = 0
         for key, n in sizes:
@@ -55,6 +66,7 @@ class ChannelEvaluator:
             pos += n
         self._off["sums"] = pos
         self._off["phi"] = pos + 2
+        self._off["modal"] = pos + 2 + nm
         base = self._off["marker"] + MARKER_VALUES * np.arange(nm)
         self._quat_w, self._quat_z = base + _MARKER_SLOTS["q"], base + _MARKER_SLOTS["q"] + 3
         self._prev_phi = np.zeros(nm)
@@ -80,6 +92,8 @@ class ChannelEvaluator:
     def _slot(self, c: Channel) -> int:
         """Index of channel ``c`` in the raw vector."""
         cm, k = self.cm, max(c.index, 1) - 1
+        if self._modal is not None and c.name in self._modal.names:
+            return self._off["modal"] + self._modal.names.index(c.name)
         if c.kind == "marker" and c.quantity == "phi":
             return self._off["phi"] + cm.marker_names.index(c.element)
         if c.kind == "marker":
@@ -88,6 +102,7 @@ class ChannelEvaluator:
         if c.kind == "joint" and c.quantity in ("s", "sd"):
             return self._off[c.quantity] + cm.coordinate_rows[c.element][k]
         if c.kind == "joint":
+            k = 2 if c.quantity == "T" and c.index == 0 else k               # a planar model's T: about z
             return self._off["reaction"] + 6 * self._joints.index(c.element) + (3 if c.quantity == "T" else 0) + k
         if c.kind == "driver":
             return self._off["driver"] + self._drivers.index(c.element)
@@ -127,15 +142,29 @@ class ChannelEvaluator:
         """Planar models: the frame angles ``phi`` (rad) from the quaternion entries the kernel wrote into the raw
         values, continuous over turns against the previous call's (none before the first call); then the evaluator
         remembers its state. Runs after every kernel evaluation, also the FMU's one-call step's."""
-        if self._planar:
-            phi = 2.0 * np.arctan2(self._raw[self._quat_z], self._raw[self._quat_w])
-            if self._has_prev:
-                jump = phi - self._prev_phi
-                phi = self._prev_phi + np.arctan2(np.sin(jump), np.cos(jump))
-            else:
-                phi = np.arctan2(np.sin(phi), np.cos(phi))
-            self._prev_phi[:] = phi
-            self._raw[self._off["phi"]:self._off["phi"] + len(phi)] = phi
+        if self._planar:     # scalar libm calls, as the batch kernel (channel_rows) makes them: the same bits
+            raw, prev, base = self._raw, self._prev_phi, self._off["phi"]
+            for k, (iz, iw) in enumerate(zip(self._quat_z, self._quat_w)):
+                phi = 2.0 * math.atan2(raw[iz], raw[iw])
+                if self._has_prev:
+                    jump = phi - prev[k]
+                    phi = prev[k] + math.atan2(math.sin(jump), math.cos(jump))
+                else:
+                    phi = math.atan2(math.sin(phi), math.cos(phi))
+                prev[k] = phi
+                raw[base + k] = phi
+
+    def finish_modal(self, q: np.ndarray, qd: np.ndarray) -> None:
+        """Modal bodies: their channels (analyses/modal_channels.py) at (q, qd) into the raw values. Runs after
+        every kernel evaluation, also the FMU's one-call step's (a no-op without modal bodies)."""
+        if self._modal is not None:
+            n = len(self._modal.names)
+            self._modal.fill(q, qd, self._raw[self._off["modal"]:self._off["modal"] + n])
+
+    @property
+    def finishes_in_python(self) -> bool:
+        """Whether some channels are filled in Python after the channel kernel (planar angles, modal bodies)."""
+        return self._planar or self._modal is not None
 
     def reset(self) -> None:
         """Forget the previous state (angle unwrapping and RSDA turn counting restart)."""
@@ -177,10 +206,57 @@ class ChannelEvaluator:
         self._raw[self._off["sums"]] = dissipated
         self._raw[self._off["sums"] + 1] = energy_input
         self.finish_planar()
+        self.finish_modal(q, qd)
         check_contact_states(self.cm, ws.cw)
         self._has_prev = True
         ev.zs[:] = ev.zn                              # element states (RSDA turns) from this state on
         return self._raw[self._plan] + 0.0          # + 0.0 turns -0.0 into 0.0
+
+
+    def rows(self, t: np.ndarray, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, lam: np.ndarray,
+             u: np.ndarray | None = None, iterations: np.ndarray | None = None, residual: np.ndarray | None = None,
+             z: np.ndarray | None = None, dissipated: np.ndarray | None = None,
+             energy_input: np.ndarray | None = None) -> np.ndarray:
+        """Channel values (N x channels, ``self.names`` order) of N consistent states in one kernel call
+        (kernels.channel_values.channel_rows): the same numbers as N calls of this evaluator, one per row, with the
+        rows' arguments (arrays with one row per state; None as in ``__call__``, per-row quantities 0)."""
+        m = self.cm.arrays
+        ev = self.ev
+        if needs_after_step(m):       # after-step hooks need the Python evaluator at every state
+            zero = np.zeros(len(t))
+            col = lambda x: zero if x is None else x  # noqa: E731
+            return np.array([self(t[i], q[i], qd[i], qdd[i], lam[i], None if u is None else u[i], col(iterations)[i],
+                                  col(residual)[i], None if z is None else z[i], col(dissipated)[i],
+                                  col(energy_input)[i]) for i in range(len(t))]).reshape(len(t), len(self.names))
+        n = len(t)
+        arr = lambda x, shape: np.ascontiguousarray(np.zeros(shape) if x is None else x, dtype=float)  # noqa: E731
+        t = arr(t, n)
+        q, qd, qdd = (arr(x, (n, self.cm.n_q)) for x in (q, qd, qdd))
+        lam = arr(lam, (n, self.cm.n_rows))
+        u = arr(u, (0, len(ev.u))) if u is not None else np.zeros((0, len(ev.u)))
+        z = arr(z, (0, len(ev.zs))) if z is not None else np.zeros((0, len(ev.zs)))
+        iterations, residual = arr(iterations, n), arr(residual, n)
+        sums = np.ascontiguousarray(np.column_stack([arr(dissipated, n), arr(energy_input, n)]))
+        values = np.empty((n, len(self.names)))
+        ev.h = 0.0
+        done = 0
+        while done < n:
+            ws = ev.ws
+            done = channel_rows(m, self.cm.measure, t, q, qd, qdd, lam, u, z, iterations, residual, sums, ev.u, ev.zs,
+                                ev.zn, ev.Q, ws.fr, ws.rows, self._mrows, ws.out, ws.cw, self._plan_arrays,
+                                self._q_local, self._angle_local, self.cm.model.planar, self._is_angle, self._prev_s,
+                                self._prev_phi, self._has_prev, self._raw, self._off_blocks, self._plan, done, values)
+            self._has_prev = self._has_prev or done > 0
+            if done < n:
+                check_contact_states(self.cm, ws.cw)           # a full state table: the error names it
+                ev.cw = grown_contact_workspace(ws.cw)          # too many candidate pairs: grow and go on
+        if self._modal is not None:       # modal-body channels are filled in Python, per row as in __call__
+            cols = [self.names.index(name) for name in self._modal.names]
+            buf = np.empty(len(cols))
+            for i in range(n):
+                self._modal.fill(q[i], qd[i], buf)
+                values[i, cols] = buf
+        return values
 
 
 def evaluate_channels(cm: CompiledModel, traj: Trajectory) -> np.ndarray:
@@ -189,20 +265,10 @@ def evaluate_channels(cm: CompiledModel, traj: Trajectory) -> np.ndarray:
     'residual_position'), ``energy.dissipated`` and ``energy.input`` from 'energy_dissipated' and 'energy_input',
     when the analysis provides them, else 0."""
     ce = ChannelEvaluator(cm)
-    n = len(traj.t)
-    out = np.empty((n, len(ce.names)))
     info = traj.info or {}
-    iters = info.get("iterations")
-    resid = info.get("residual", info.get("residual_position"))
-    zero = np.zeros(n)
-    diss, inp = info.get("energy_dissipated", zero), info.get("energy_input", zero)
-    for i in range(n):
-        u = None if traj.u is None else traj.u[i]
-        z = None if traj.z is None else traj.z[i]
-        out[i] = ce(float(traj.t[i]), traj.q[i], traj.qd[i], traj.qdd[i], traj.lam[i], u,
-                    0.0 if iters is None else float(iters[i]), 0.0 if resid is None else float(resid[i]), z,
-                    float(diss[i]), float(inp[i]))
-    return out
+    return ce.rows(traj.t, traj.q, traj.qd, traj.qdd, traj.lam, traj.u, info.get("iterations"),
+                   info.get("residual", info.get("residual_position")), traj.z, info.get("energy_dissipated"),
+                   info.get("energy_input"))
 
 
 __all__ = ["ChannelEvaluator", "evaluate_channels"]

@@ -36,10 +36,11 @@ class Modes:
             return np.where(self.omega2 >= 0.0, np.sqrt(self.omega2) / (2.0 * np.pi), np.nan)
 
 
-def mechanism_modes(cm: CompiledModel, t: float = 0.0) -> Modes:
-    """The undamped modes of ``cm`` about its static equilibrium at time t (module docstring)."""
+def mechanism_modes(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None) -> Modes:
+    """The undamped modes of ``cm`` about its static equilibrium at time t (s) (module docstring), searched from
+    the positions ``q`` (None: the model's assembled start)."""
     ev = Evaluator(cm)
-    eq = statics(cm, t, evaluator=ev)
+    eq = statics(cm, t, q=q, evaluator=ev)
     q, lam = eq.q[-1].copy(), eq.lam[-1].copy()
     K = -equilibrium_stiffness(ev, t, q, lam)
     ev.constraints(t, q)

@@ -18,7 +18,7 @@ from .evaluate import Evaluator
 from .integrators import INTEGRATORS, REPORT_KEYS, STEPPERS, integrate_reference
 from .trajectory import Trajectory
 
-_CHUNK_STEPS = 4096   # integrator steps per call into numba when every step is an output
+_CHUNK_STEPS = 4096   # integrator steps per call into numba when rows are on the step grid
 
 
 def output_times(t_start: float, t_end: float, output_step: float) -> np.ndarray:
@@ -76,8 +76,10 @@ def simulate(cm: CompiledModel | Model | str | Path, t_end: float, step: float, 
     of the returned rows (default ``step``); ``progress(fraction)`` is called as the run advances;
     ``integrator``: "alf" (trapezoidal ALI3-P), "galpha" (generalized-alpha ALI3-P, option ``rho_inf`` in
     [0, 1], default 0.8), "explicit" (explicit midpoint, for contact scenes; h below the stability limit of the
-    stiffest force) or "reference"; ``options`` go to the integrator (ALFIntegrator, GeneralizedAlphaIntegrator,
-    ExplicitIntegrator or integrate_reference). ``info`` holds per-row reports REPORT_KEYS:
+    stiffest force), "variable" (error-controlled Dormand-Prince, ``rtol``, ``atol``), "alf-variable"
+    (error-controlled trapezoidal ALF, also "alf" with ``rtol``; for stiff models) or "reference"; ``options`` go to
+    the integrator (ALFIntegrator, GeneralizedAlphaIntegrator, ExplicitIntegrator, VariableStepIntegrator,
+    ALFVariableIntegrator or integrate_reference). ``info`` holds per-row reports REPORT_KEYS:
     'iterations' (Newton iterations, or RHS evaluations, since the previous row), 'rejected' (failed step
     attempts redone with half the step, since the previous row),
     'residual_position|velocity|acceleration' (max |Phi|, |Phi_q qd - nu|, |Phi_q qdd - gamma|),
@@ -86,6 +88,8 @@ def simulate(cm: CompiledModel | Model | str | Path, t_end: float, step: float, 
     For a passive model kinetic + potential + dissipated - input stays constant."""
     if not isinstance(cm, CompiledModel):
         cm = compile_model(cm if isinstance(cm, Model) else load_model(cm))
+    if integrator == "alf" and ("rtol" in options or "atol" in options):
+        integrator = "alf-variable"      # the ALF with a tolerance: its error-controlled steps (as Adams's integrators)
     if integrator not in INTEGRATORS:
         raise AnalysisError(f"simulate: unknown integrator '{integrator}' (choose from {', '.join(INTEGRATORS)})")
     output_step = step if output_step is None else output_step
@@ -114,35 +118,38 @@ def simulate(cm: CompiledModel | Model | str | Path, t_end: float, step: float, 
     for k, v in _initial_info(cm, initial).items():
         info[k][0] = v
 
-    def store(i, rep, rq, rqd, rqdd, rlam, rz, totals):
-        q[i], qd[i], qdd[i], lam[i], z[i] = rq, rqd, rqdd, rlam, rz
+    def store(rows, rep, rq, rqd, rqdd, rlam, rz, m):
+        """Rows ``rows`` from the per-step reports ``rep`` of their steps (m per row) and the recorded states:
+        'iterations' and 'rejected' summed over each row's steps, the other reports of its last step."""
+        q[rows], qd[rows], qdd[rows], lam[rows], z[rows] = rq, rqd, rqdd, rlam, rz
+        per_row = rep.reshape(-1, m, rep.shape[1])
         for j, key in enumerate(REPORT_KEYS):
-            info[key][i] = rep[j]
-        info["iterations"][i], info["rejected"][i] = totals
+            info[key][rows] = per_row[:, -1, j]
+        for key in ("iterations", "rejected"):
+            info[key][rows] = per_row[:, :, REPORT_KEYS.index(key)].sum(axis=1)
 
-    # rows one step apart (all but maybe a shorter last one) are recorded in chunks of steps per call into numba.
-    # Rows m > 1 steps apart take one advance_to per row, as an FMU's communication steps do: the chunked form of
-    # them (every m-th step kept) changed results of element-state models (the sled by 2e-3 m) and broke the
-    # FMU-equals-library tests, so it was taken back until the cause is found.
+    # Rows m >= 1 steps apart (all but maybe a shorter last one) are recorded in chunks of steps per call into
+    # numba that keep every m-th step; the rest take one advance_to per row, as an FMU's communication steps do.
+    # Both give the same numbers bit for bit: the integrators' state holds everything a step depends on (the step
+    # clock, kernels.integrate_alf.step_clock, and the tangent's age), so a run does not depend on its calls.
+    m = round(output_step / step)
+    every = "every" in inspect.signature(ig.advance).parameters      # the variable-step integrator records per time
     chunked = 1
-    if abs(output_step - step) <= 1e-12 * step:
-        regular = np.isclose(np.diff(t_out), step, rtol=1e-9, atol=0.0)
+    if m >= 1 and abs(output_step - m * step) <= 1e-9 * step and (every or m == 1):
+        regular = np.isclose(np.diff(t_out), m * step, rtol=1e-9, atol=0.0)
         chunked = N if regular.all() else N - 1 if regular[:-1].all() else 1
     i = 1
     while i < chunked:
-        k = min(_CHUNK_STEPS, chunked - i)
-        rep, rq, rqd, rqdd, rlam, rz = ig.advance(k, step, record=True)
-        rows = slice(i, i + k)
-        q[rows], qd[rows], qdd[rows], lam[rows], z[rows] = rq, rqd, rqdd, rlam, rz
-        for j, key in enumerate(REPORT_KEYS):
-            info[key][rows] = rep[:, j]
+        k = min(max(1, _CHUNK_STEPS // m), chunked - i)
+        out = ig.advance(k * m, step, record=True, every=m) if every else ig.advance(k, step, record=True)
+        store(slice(i, i + k), *out, m)
         i += k
         ig.sc[SC_T] = t_out[i - 1]
         if progress is not None:
             progress((i - 1) / (N - 1))
-    for i in range(max(chunked, 1), N):          # rows further apart (or the shorter last one): one call per row
+    for i in range(max(chunked, 1), N):          # rows not on the step grid (or the shorter last one)
         rep, rq, rqd, rqdd, rlam, rz = ig.advance_to(t_out[i], record=True)
-        store(i, rep[-1], rq[-1], rqd[-1], rqdd[-1], rlam[-1], rz[-1], (rep[:, 0].sum(), rep[:, -1].sum()))
+        store(slice(i, i + 1), rep, rq[-1:], rqd[-1:], rqdd[-1:], rlam[-1:], rz[-1:], len(rep))
         if progress is not None:
             progress(i / (N - 1))
     scheme = f", rho_inf {ig.rho_inf:g}" if integrator == "galpha" else ""

@@ -30,6 +30,7 @@ from .trajectory import Trajectory
 FD_STEP = 6e-6        # central-difference step relative to max(1, |q_j|): ~eps^(1/3), error ~1e-11 relative
 LSTSQ_RCOND = 1e-10   # singular values below this (relative) count as zero in Newton steps (neutral directions)
 METHODS = ("auto", "newton", "relaxation")
+WATCHDOG = 5         # newton_equilibrium's watchdog iterations for models with beam elements (stiff axial members)
 MOVED = 1e-3          # a coordinate farther than this (m or rad) from its start: the start was not an equilibrium
 
 
@@ -120,13 +121,20 @@ def _converged(rf: np.ndarray, phi: np.ndarray, fscale: float, tol: float) -> bo
 
 
 def newton_equilibrium(ev: Evaluator, t: float, q: np.ndarray, lam: np.ndarray, fscale: float, tol: float = 1e-9,
-                       max_iter: int = 50) -> NewtonResult:
+                       max_iter: int = 50, watchdog: int = 0) -> NewtonResult:
     """Newton-Raphson on R(q, lam) = 0, Phi(q) = 0 (seed 000 eq. 6.25) with least-squares steps and
-    backtracking (Armijo on ||(R / fscale, Phi)||). Converged when max|R| <= tol fscale and max|Phi| <= tol."""
+    backtracking (Armijo on ||(R / fscale, Phi)||). Converged when max|R| <= tol fscale and max|Phi| <= tol.
+
+    ``watchdog`` > 0 (Chamberlain, Powell, Lemarechal & Pedersen, Math. Prog. Study 16, 1982): full Newton steps
+    are taken even when the residual grows, for up to that many iterations in a row; if none of them gets below
+    the best residual so far, Newton goes back to the best point and backtracks from there. Structures with stiff
+    axial members need it: a full step that rotates an element stretches it to second order (a large residual),
+    which the next step removes, while backtracking would crawl."""
     q, lam = np.array(q, dtype=float), np.array(lam, dtype=float)
     n, m = len(q), len(lam)
     rf, phi = equilibrium_residual(ev, t, q, lam)
     norm = _scaled_norm(rf, phi, fscale)
+    best, trial, fallback = (q, lam, rf, phi, norm), 0, False
     for it in range(max_iter + 1):
         if _converged(rf, phi, fscale, tol):
             return NewtonResult(q, lam, it, True)
@@ -142,6 +150,19 @@ def newton_equilibrium(ev: Evaluator, t: float, q: np.ndarray, lam: np.ndarray, 
         if not np.all(np.isfinite(d)):
             return NewtonResult(q, lam, it, False, f"non-finite Newton step at iteration {it + 1}")
         dq, dlam = d[:n], d[n:] * fscale
+        if watchdog and not fallback:              # the watchdog's full step, whatever its residual
+            q_try, lam_try = q + dq, lam + dlam
+            rf_try, phi_try = equilibrium_residual(ev, t, q_try, lam_try)
+            norm_try = _scaled_norm(rf_try, phi_try, fscale)
+            if np.isfinite(norm_try):
+                q, lam, rf, phi, norm = q_try, lam_try, rf_try, phi_try, norm_try
+                trial = 0 if norm < best[4] else trial + 1
+                if trial == 0:
+                    best = (q, lam, rf, phi, norm)
+                elif trial >= watchdog:            # no progress: back to the best point, backtrack from there
+                    q, lam, rf, phi, norm = best
+                    fallback, trial = True, 0
+                continue
         step = 1.0
         for _ in range(40):
             q_try, lam_try = q + step * dq, lam + step * dlam
@@ -154,6 +175,7 @@ def newton_equilibrium(ev: Evaluator, t: float, q: np.ndarray, lam: np.ndarray, 
             return NewtonResult(q, lam, it, False, f"no decrease of the residual along the Newton direction at "
                                                    f"iteration {it + 1} (scaled residual {norm:.3g})")
         q, lam, rf, phi, norm = q_try, lam_try, rf_try, phi_try, norm_try
+        best, fallback = (q, lam, rf, phi, norm), False
     return NewtonResult(q, lam, max_iter, False, f"not converged in {max_iter} iterations (scaled residual "
                                                  f"{norm:.3g})")
 
@@ -188,24 +210,27 @@ def moved_note(cm: CompiledModel, q_start: np.ndarray, q_eq: np.ndarray, start_u
 
 
 def statics(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, *, tol: float = 1e-9,
-            max_iter: int = 50, evaluator: Evaluator | None = None, method: str = "auto") -> Trajectory:
+            max_iter: int = 50, evaluator: Evaluator | None = None, method: str = "auto",
+            watchdog: int | None = None) -> Trajectory:
     """Static equilibrium (see _statics); the result gives the channels by name (``traj["crank.r[1]"]``). When
     the equilibrium lies away from the start, ``traj.notes`` says so (moved_note) and ``info['moved']`` is the
     largest coordinate change (m or rad)."""
-    traj = _statics(cm, t, q, tol=tol, max_iter=max_iter, evaluator=evaluator, method=method)
+    traj = _statics(cm, t, q, tol=tol, max_iter=max_iter, evaluator=evaluator, method=method, watchdog=watchdog)
     traj.model = cm
     return traj
 
 
 def _statics(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, *, tol: float = 1e-9,
-             max_iter: int = 50, evaluator: Evaluator | None = None, method: str = "auto") -> Trajectory:
+             max_iter: int = 50, evaluator: Evaluator | None = None, method: str = "auto",
+             watchdog: int | None = None) -> Trajectory:
     """Static equilibrium at time t, starting from ``q`` (default: the model's initial positions), assembled first.
 
     ``method``: "newton", "relaxation" (dynamic relaxation, then Newton polish) or "auto" (Newton; then
     relaxation if Newton fails or lands on an unstable equilibrium, as a user asking for "the" static
     equilibrium of a free mechanism means the stable one; the unstable Newton result is returned only if
     relaxation finds nothing). "newton" may return an unstable equilibrium (check 'omega2_min'); relaxation
-    only comes to rest at stable ones. Returns a one-row Trajectory (qd = qdd = 0) whose ``lam``
+    only comes to rest at stable ones. ``watchdog``: newton_equilibrium's (None: WATCHDOG for models with beam
+    elements, else 0). Returns a one-row Trajectory (qd = qdd = 0) whose ``lam``
     gives reactions and driver efforts through ``reactions.joint_reactions`` / ``driver_efforts``; the
     evaluator is left evaluated at the equilibrium for those calls, with its RSDA turn reference set there.
     ``info``: 'iterations' (final Newton), 'relaxation_steps', 'residual' (max of max|R| / force scale and
@@ -217,6 +242,8 @@ def _statics(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, *, 
     if method not in METHODS:
         raise AnalysisError(f"model '{cm.model.name}': unknown statics method '{method}' (use one of {METHODS})")
     ev = evaluator or Evaluator(cm)
+    if watchdog is None:
+        watchdog = WATCHDOG if len(cm.arrays.gebeam.mi) else 0
     q_a, _ = assemble_positions(ev, t, cm.q0 if q is None else np.asarray(q, dtype=float))
     fscale = force_scale(ev, t, q_a)
     start_unbalance = _unbalance_report(ev, t, q_a, fscale, tol)
@@ -231,7 +258,7 @@ def _statics(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, *, 
     steps = 0
     unstable = None
     if method != "relaxation":
-        res = newton_equilibrium(ev, t, q_a, static_multipliers(ev, t, q_a), fscale, tol, max_iter)
+        res = newton_equilibrium(ev, t, q_a, static_multipliers(ev, t, q_a), fscale, tol, max_iter, watchdog)
         if res.converged:
             traj = _finish(ev, t, res, fscale, "statics (newton)", 0)
             if method == "newton" or not traj.info["omega2_min"][0] < 0.0:
@@ -252,7 +279,7 @@ def _statics(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, *, 
         steps = rel.steps
         last_q, where = rel.q, "the end of the relaxation"
         attempts.append(f"dynamic relaxation: {rel.message}")
-        res = newton_equilibrium(ev, t, rel.q, rel.lam, fscale, tol, max_iter)
+        res = newton_equilibrium(ev, t, rel.q, rel.lam, fscale, tol, max_iter, watchdog)
         if res.converged:
             return noted(_finish(ev, t, res, fscale, "statics (dynamic relaxation + newton)", steps))
         attempts.append(f"newton after relaxation: {res.message}")
@@ -261,6 +288,32 @@ def _statics(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = None, *, 
     raise ConvergenceError(f"model '{cm.model.name}': no static equilibrium found at t = {t:g} s ("
                            + "; ".join(attempts) + f"). At {where}: "
                            + (_unbalance_report(ev, t, last_q, fscale, tol) or "no unbalance above tolerance"))
+
+
+def load_increments(cm: CompiledModel, times, *, tol: float = 1e-9, max_iter: int = 50,
+                    method: str = "newton") -> Trajectory:
+    """Static equilibria along a load path (load increments): the model's loads given as functions of a pseudo-time
+    t (a Linear ramp of a point load), one equilibrium per entry of ``times`` (s, increasing), each Newton solve
+    starting from the previous equilibrium, so large deflections are reached in steps that each stay inside
+    Newton's region of convergence (seed 000 §11.3.7: "load in 6 equal increments"). Returns one row per time,
+    with the channels by name; ConvergenceError names the increment that failed."""
+    times = np.asarray(times, dtype=float)
+    if times.ndim != 1 or not times.size or np.any(np.diff(times) <= 0.0):
+        raise AnalysisError(f"model '{cm.model.name}': load increments need increasing times, got {times}")
+    ev = Evaluator(cm)
+    q, rows = None, []
+    for k, t in enumerate(times):
+        try:
+            row = _statics(cm, float(t), q, tol=tol, max_iter=max_iter, evaluator=ev, method=method)
+        except ConvergenceError as e:
+            raise ConvergenceError(f"load increment {k + 1} of {len(times)} (t = {t:g}): {e}") from e
+        q = row.q[0]
+        rows.append(row)
+    info = {key: np.concatenate([r.info[key] for r in rows]) for key in rows[0].info}
+    traj = Trajectory(times, *(np.vstack([getattr(r, a) for r in rows]) for a in ("q", "qd", "qdd", "lam")),
+                      u=np.vstack([r.u for r in rows]), info=info, analysis=f"statics ({len(times)} load increments)")
+    traj.model = cm
+    return traj
 
 
 def _refinish(ev: Evaluator, traj: Trajectory) -> Trajectory:

@@ -13,7 +13,6 @@ from ..kernels.bodies.modal import ModalArrays
 from ..model.elements import FlexibleBody, ModalBody, Model, PlanarBody, PointMass, RigidBody
 from ..model.validate_flexible import marker_node
 from ..model.validate_modal import node_row
-from .modal_data import modal_data
 
 _AXES = ("x", "y", "z", "rx", "ry", "rz")
 
@@ -46,6 +45,9 @@ def _euler(orientation, angular_velocity) -> tuple[list, list]:
 
 
 def _modal(t: dict, i: int, b: ModalBody, q0: list, qd0: list, q_names: list) -> None:
+    # imported here: it imports fmu_mbs.fe and scipy.linalg (~0.7 s), which only models with modal bodies need
+    from ..model.modal_data import modal_data
+
     data = modal_data(b)
     m = data.inv.n_modes
     for name in ("modal_coordinates", "modal_velocities"):

@@ -20,6 +20,7 @@ from ..kernels.families import (
     bushing,
     contact,
     crush_spring,
+    gebeam,
     hydraulic_cylinder,
     joint_friction,
     joint_stop,
@@ -33,6 +34,7 @@ from ..model.elements import FORCE_KINDS
 from . import belt as belt_lowering
 from . import contacts, force_elements, hydraulics
 from . import crush_spring as crush_spring_lowering
+from . import gebeam as gebeam_lowering
 from . import joint_friction as joint_friction_lowering
 from . import joint_stop as joint_stop_lowering
 from . import passive_cylinder as passive_cylinder_lowering
@@ -92,6 +94,8 @@ FAMILIES: tuple[Family, ...] = (
     Family("belt", FORCE_KINDS["belt"], belt, belt_lowering.lower, force_elements.always,
            belt_lowering.coupled_markers, stiffness=True),
     Family("jstop", FORCE_KINDS["joint_stop"], joint_stop, joint_stop_lowering.lower, force_elements.always,
+           force_elements.two_markers, stiffness=True),
+    Family("gebeam", FORCE_KINDS["beam_element"], gebeam, gebeam_lowering.lower, gebeam_lowering.damped,
            force_elements.two_markers, stiffness=True),
 )
 

@@ -20,6 +20,8 @@ from .integrate_alf import (
     NOT_FINITE,
     OK,
     SC_EC_READY,
+    SC_FD_AGE,
+    SC_K,
     SC_P_DISS,
     SC_P_IN,
     SC_P_VALID,
@@ -36,6 +38,8 @@ from .integrate_alf import (
     project,
     record_step,
     scan_inputs,
+    step_clock,
+    step_time,
 )
 from .linalg import env_cholesky, env_solve_permuted
 from .marker_loads import system_view
@@ -335,9 +339,12 @@ def end_powers(m, sv, st, ws, t1, noncons, balance):
 def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z):
     """Advance the State ``st`` by n_steps steps of size h (s). Returns (status, steps done, max |dq| of the failing
     step, or for SINGULAR the envelope row whose pivot failed); on failure the state is left at the start of the
-    failing step. m: ModelArrays; pat: PatternArrays; ws: Work; opt: Options; rep (n_steps, N_REP); rec_* (n_steps,
-    .), or (0, .) to skip (rec_z: element states). Without NRT: it allocates nothing, and the inlined phases read
-    the named data's arrays in their loops, which NRT would count on every access."""
+    failing step. m: ModelArrays; pat: PatternArrays; ws: Work; opt: Options; rep (n_steps, N_REP); rec_* (n_rec,
+    .): the state after every (n_steps / n_rec)-th step (n_steps a multiple of n_rec), or (0, .) to skip (rec_z:
+    element states). Everything a step depends on is in the State, so a run split into several calls gives the same
+    numbers bit for bit: the step times and size (integrate_alf.step_clock) and the age of the finite-difference
+    tangent (sc[SC_FD_AGE], 0 = refresh at the next step). Without NRT: it allocates nothing, and the inlined phases
+    read the named data's arrays in their loops, which NRT would count on every access."""
     sv = system_view(m, ws.fr)
     bv = body_view(m)
     sc = st.sc
@@ -346,7 +353,7 @@ def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, re
     balance = opt.energy_balance > 0.0
     ec = opt.energy > 0.0
     fd_every = max(int(opt.fd_every), 1)
-    fd_age = fd_every              # steps since the last predictor refresh: the first step refreshes
+    fd_age = int(sc[SC_FD_AGE])    # steps since the last predictor refresh (0: the first step refreshes)
     nonzero, u_changed = scan_inputs(st.u, st.u_last)
     noncons = opt.noncons > 0.0 or nonzero
     mult = has_multiplier_forces(m)
@@ -354,6 +361,7 @@ def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, re
     for b in range(pat.colors.shape[0]):
         if pat.colors[b] + 1 > n_colors:
             n_colors = pat.colors[b] + 1
+    h = step_clock(sc, h)          # the grid's step if h is it to round-off (and sc[SC_T] set to the grid time)
     cf = scheme_coefficients(opt.rho, h, opt.c)
     t0 = sc[SC_T]
     p_diss0, p_in0 = start_powers(m, sv, st, ws, t0, noncons, balance, u_changed)
@@ -370,9 +378,9 @@ def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, re
             sc[SC_EC_READY] = 1.0
 
     for step in range(n_steps):
-        t1 = t0 + (step + 1) * h
+        t1 = step_time(sc, step + 1)
         predict(cf, st, ws, h, ec)
-        if use_fd and fd_age >= fd_every:
+        if use_fd and (fd_age >= fd_every or fd_age == 0):
             if mult:       # joint friction's frozen reaction: twist rows at the predictor, multiplier estimate
                 eval_frames_ws(m, st.q, st.qd, ws.fr)
                 eval_rows_ws(m, t1, st.q, st.qd, ws.fr, ws.rows)
@@ -397,6 +405,8 @@ def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, re
                 err = float(bad)
         if status != OK:
             reject(st, ws, ec)
+            sc[SC_K] += step                   # the clock at the failing step's start
+            sc[SC_FD_AGE] = fd_age
             return status, step, err
         finish_step(m, sv, bv, pat, st, ws, opt, cf, t1, ec)
         p_diss1, p_in1 = end_powers(m, sv, st, ws, t1, noncons, balance)
@@ -409,4 +419,6 @@ def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, re
         sc[SC_T] = t1
         sc[SC_STEPS] += 1.0
         record_step(m, step, iters, V, st, ws.rows_end, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z)
+    sc[SC_K] += n_steps
+    sc[SC_FD_AGE] = fd_age
     return OK, n_steps, 0.0

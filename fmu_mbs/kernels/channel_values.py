@@ -11,6 +11,9 @@ total) and the two solver values.
 Marker acceleration and orientation from the body kind (kernels/bodies/dispatch.py); joint reaction from the
 multipliers (M qdd + Phi_q^T lam = Q convention): wrench w = -(jtw_rows^T lam_rows) about the body's reference
 point r (the CM of a rigid kind), then T = n - s x F, s = o_j - r.
+
+``channel_rows`` evaluates a whole recorded history (many rows) in one call, row by row with the same memory
+(unwrapped angles, element states) as one call per row.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from numba import njit
 
 from .bodies.dispatch import body_potential, kinetic_energy, marker_acceleration, marker_angle, marker_quaternion
 from .constraints import eval_constraints
+from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
 from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, multiplier_outputs
 from .marker_loads import system_view
 from .model_arrays import MODE_FULL
@@ -138,3 +142,57 @@ def channel_values(m, ms, t, q, qd, qdd, lam, u, zs, zn, Q, fr, rows, mrows, out
     raw[off[7]] = iterations
     raw[off[7] + 1] = residual
     return V
+
+
+@njit(cache=True)
+def channel_rows(m, ms, t, q, qd, qdd, lam, u, z, iterations, residual, sums, u_cur, zs, zn, Q, fr, rows, mrows, out,
+                 cw, plan, q_local, angle_local, planar, is_angle, prev_s, prev_phi, has_prev, raw, off, gather, first,
+                 values):
+    """The channels of rows ``first``... of a history (t (N,), q, qd, qdd (N, n_q), lam (N, n_rows), u (N, n_u) or
+    (0, n_u): keep ``u_cur``, z (N, n_z) committed element states or (0, n_z): carry ``zs`` from row to row,
+    iterations and residual (N,), sums (N, 2): the integrator's energy sums) into ``values[i] = raw[gather]``, each
+    row as channel_values plus what analyses.channels.ChannelEvaluator adds after it: the two sums after the solver
+    block, and for a planar model the marker angles phi = 2 atan2(q_z, q_w) after them, continuous against
+    ``prev_phi``. ``prev_s``, ``prev_phi``, ``zs`` (= the row's candidates zn) and ``u_cur`` carry over from row to
+    row and are updated in place. Returns the first row not done: N, or the row whose contact pair buffer or state
+    table overflowed (cw.stat says which; its values are not written, and the memory is that of the row before)."""
+    n_rows = t.shape[0]
+    nm = m.marker_body.shape[0]
+    off_sums = off[7] + 2
+    off_phi = off_sums + 2
+    scratch = prev_s.copy()
+    prev = has_prev
+    for i in range(first, n_rows):
+        if u.shape[0] > 0:
+            for k in range(u_cur.shape[0]):
+                u_cur[k] = u[i, k]
+        if z.shape[0] > 0:
+            for k in range(zs.shape[0]):
+                zs[k] = z[i, k]
+        for k in range(prev_s.shape[0]):
+            scratch[k] = prev_s[k]
+        channel_values(m, ms, t[i], q[i], qd[i], qdd[i], lam[i], u_cur, zs, zn, Q, fr, rows, mrows, out, cw, plan,
+                       q_local, angle_local, planar, is_angle, scratch, prev, iterations[i], residual[i], raw, off)
+        if cw.stat[ST_PAIR_OVERFLOW] != 0 or cw.stat[ST_STATE_OVERFLOW] != 0:
+            return i
+        for k in range(prev_s.shape[0]):
+            prev_s[k] = scratch[k]
+        raw[off_sums] = sums[i, 0]
+        raw[off_sums + 1] = sums[i, 1]
+        if planar:
+            for k in range(nm):
+                base = off[0] + MARKER_VALUES * k
+                phi = 2.0 * math.atan2(raw[base + 12], raw[base + 9])
+                if prev:
+                    jump = phi - prev_phi[k]
+                    phi = prev_phi[k] + math.atan2(math.sin(jump), math.cos(jump))
+                else:
+                    phi = math.atan2(math.sin(phi), math.cos(phi))
+                prev_phi[k] = phi
+                raw[off_phi + k] = phi
+        prev = True
+        for k in range(zs.shape[0]):
+            zs[k] = zn[k]
+        for c in range(gather.shape[0]):
+            values[i, c] = raw[gather[c]] + 0.0
+    return n_rows

@@ -28,6 +28,7 @@ from .families import (
     bushing,
     contact,
     crush_spring,
+    gebeam,
     hydraulic_cylinder,
     joint_friction,
     joint_stop,
@@ -84,6 +85,8 @@ def add_element_forces(m, sv, t, q, u, h, zs, zn, mode, Q, out):
         V += belt.add_forces(m.belt, sv, t, q, u, zs, zn, mode, Q, out)
     if m.jstop.mi.shape[0] > 0:
         V += joint_stop.add_forces(m.jstop, sv, q, zs, zn, mode, Q, out)
+    if m.gebeam.mi.shape[0] > 0:
+        V += gebeam.add_forces(m.gebeam, sv, q, mode, Q, out)
     if mode == MODE_FULL and u.shape[0] > 0:
         add_marker_inputs(m, sv, q, u, Q)
     return V

@@ -122,7 +122,14 @@ SC_P_IN = 5
 SC_P_VALID = 6
 SC_EC_READY = 7     # 1 once the energy-consistent scheme's own state (vt, at, gc) is initialised (explicit
                     # integrator: once qdd, lam are its own start-state accelerations)
-N_SC = 8
+SC_T0 = 8           # the step clock (step_clock): steps end at t = T0 + k H, k counted from the anchor time T0
+SC_K = 9            # ... steps since T0
+SC_H = 10           # ... the step H (s) of the grid; 0: no grid yet
+SC_FD_AGE = 11      # steps since the finite-difference tangent was refreshed (0: refresh at the next step)
+N_SC = 12
+
+#: relative round-off within which a step size and a time are taken as the clock's (step_clock)
+CLOCK_TOL = 1e-9
 
 # report columns
 REP_ITER = 0
@@ -151,6 +158,33 @@ def galpha_parameters(rho):
     gam = 0.5 + af - am
     beta = 0.25 * (gam + 0.5) * (gam + 0.5)
     return am, af, gam, beta
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def step_clock(sc, h):
+    """The step size of a call of steps of ``h`` (s), and the clock it runs on: steps end at t_k = T0 + k H
+    (sc[SC_T0], sc[SC_K], sc[SC_H]; step_time). A call whose h is the grid's step and whose start time sc[SC_T] is a
+    grid time, both to CLOCK_TOL relative round-off of H, continues the grid (sc[SC_T] is set to the grid time and
+    H is returned); any other call starts a new grid at sc[SC_T] with step h. So a run's step times and sizes do not
+    depend on how the caller splits it into calls (one per output row, per FMU communication step, per chunk) or
+    on the round-off of the caller's times (t + H, t_start + i dt, span / n): the same steps give the same
+    numbers bit for bit. t0 + k H also keeps the clock to one rounding, where a sum of steps drifts."""
+    H = sc[SC_H]
+    if H > 0.0 and abs(h - H) <= CLOCK_TOL * H:
+        t_grid = sc[SC_T0] + sc[SC_K] * H
+        if abs(sc[SC_T] - t_grid) <= CLOCK_TOL * H:
+            sc[SC_T] = t_grid
+            return H
+    sc[SC_T0] = sc[SC_T]
+    sc[SC_K] = 0.0
+    sc[SC_H] = h
+    return h
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def step_time(sc, k):
+    """Time (s) at the end of the k-th step (k = 1, 2, ...) of the current call on the clock of step_clock."""
+    return sc[SC_T0] + (sc[SC_K] + k) * sc[SC_H]
 
 
 @njit(cache=True, _nrt=False)
@@ -259,7 +293,8 @@ def consistent_accelerations(row_cols, jac, gamma, lam_g, c, gc, first, ptr, val
 @njit(cache=True, _nrt=False)
 def record_step(m, step, iters, V, st, rows, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z):
     """Report row ``step`` of an accepted step (REP_*: ``iters``, residuals of the ``rows`` at the state ``st``,
-    energies with the elastic energy V and the work in st.sc), and the state into rec_* if they have rows."""
+    energies with the elastic energy V and the work in st.sc; rep has one row per step of the call), and the state
+    into rec_* if this step is one that they record (record_row: every (rep rows / rec rows)-th step)."""
     q, qd, qdd, lam, zs, sc = st.q, st.qd, st.qdd, st.lam, st.zs, st.sc
     phi, jac, nu, gamma = rows.phi, rows.jac, rows.nu, rows.gamma
     res_pos = 0.0
@@ -275,14 +310,28 @@ def record_step(m, step, iters, V, st, rows, rep, rec_q, rec_qd, rec_qdd, rec_la
     rep[step, REP_POT] = e_pot + V
     rep[step, REP_DISS] = sc[SC_W_DISS]
     rep[step, REP_IN] = sc[SC_W_IN]
-    if rec_q.shape[0] > 0:
+    row = record_row(step, rep.shape[0], rec_q.shape[0])
+    if row >= 0:
         for i in range(q.shape[0]):
-            rec_q[step, i] = q[i]
-            rec_qd[step, i] = qd[i]
-            rec_qdd[step, i] = qdd[i]
+            rec_q[row, i] = q[i]
+            rec_qd[row, i] = qd[i]
+            rec_qdd[row, i] = qdd[i]
         for k in range(lam.shape[0]):
-            rec_lam[step, k] = lam[k]
+            rec_lam[row, k] = lam[k]
         for k in range(zs.shape[0]):
-            rec_z[step, k] = zs[k]
+            rec_z[row, k] = zs[k]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def record_row(step, n_steps, n_rows):
+    """Row of the recorded state after step ``step`` (0-based) of a call of ``n_steps`` steps whose record arrays
+    have ``n_rows`` rows: every (n_steps / n_rows)-th step is recorded (the caller makes n_steps a multiple of
+    n_rows), the last step in the last row; -1: not recorded (also when n_rows = 0)."""
+    if n_rows == 0:
+        return -1
+    every = n_steps // n_rows
+    if every < 1 or (step + 1) % every != 0:
+        return -1
+    return (step + 1) // every - 1
 
 

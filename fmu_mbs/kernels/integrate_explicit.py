@@ -54,6 +54,7 @@ from .integrate_alf import (
     NOT_FINITE,
     OK,
     SC_EC_READY,
+    SC_K,
     SC_P_DISS,
     SC_P_IN,
     SC_STEPS,
@@ -65,6 +66,8 @@ from .integrate_alf import (
     project,
     record_step,
     scan_inputs,
+    step_clock,
+    step_time,
 )
 from .linalg import env_cholesky, env_solve_permuted
 from .marker_loads import system_view
@@ -214,6 +217,7 @@ def explicit_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qd
     balance = opt.energy_balance > 0.0
     nonzero, u_changed = scan_inputs(st.u, st.u_last)
     noncons = opt.noncons > 0.0 or nonzero
+    h = step_clock(sc, h)          # the grid's step and time (integrate_alf.step_clock: calls split a run exactly)
     hh = 0.5 * h
     t0 = sc[SC_T]
     y2 = ws.y2
@@ -232,7 +236,7 @@ def explicit_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qd
         sc[SC_W_IN] = math.nan
 
     for step in range(n_steps):
-        t1 = t0 + (step + 1) * h
+        t1 = step_time(sc, step + 1)
         for i in range(n):
             ws.q0[i] = q[i]
             ws.qd0[i] = qd[i]
@@ -292,6 +296,7 @@ def explicit_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qd
             status = CONTACT_STATES
         if status != OK:
             restore_start(st, ws)
+            sc[SC_K] += step                   # the clock at the failing step's start
             return status, step, detail
         for k in range(nr):
             st.lam_star[k] = lam[k]
@@ -305,6 +310,7 @@ def explicit_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qd
         sc[SC_T] = t1
         sc[SC_STEPS] += 1.0
         record_step(m, step, N_EVALUATIONS, V, st, ws.rows, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z)
+    sc[SC_K] += n_steps
     return OK, n_steps, 0.0
 
 

@@ -180,7 +180,8 @@ class ModelBuilder:
         nested = lambda a: tuple(_vec(row) for row in a)  # noqa: E731
         ints = lambda a: tuple(tuple(int(d) for d in row) for row in a)  # noqa: E731
         conv = {"nodes": nested, "elements": ints, "interfaces": ints,
-                "interface_kinds": lambda a: tuple(str(x) for x in a), "n_modes": int, "stiffening": bool}
+                "interface_kinds": lambda a: tuple(str(x) for x in a), "n_modes": int, "stiffening": bool,
+                "output_nodes": lambda a: tuple(int(x) for x in a), "stress_points": nested}
         for key, f in conv.items():
             if key in fields_:
                 fields_[key] = f(fields_[key])

@@ -25,14 +25,22 @@ a result starts with ``pre_time`` (default 10 ms, J211's advice for filtering) o
 (vertical support only) and a ``Belt`` named ``belt`` from a retractor through the D-ring and over the chest (a
 slip ring) to the buckle, all anchored on the cell, with load limiter and pretensioner (input ``belt.fire``).
 
+``occupant=SeatedOccupant(...)`` makes the model spatial (dimension 3, gravity -z) with the ellipsoid-segment
+occupant of model/occupant.py (shoulder and lap belts, seat, floor and toe-board contacts) seated on the passenger
+cell: the cell is then a rigid body ``<cell>_body`` on a prismatic rail along x (``<cell>_rail``; it neither
+pitches nor drops), and every other mass hangs from the cell on a bushing ``<mass>_support`` that is stiff in y
+and z only (``support_stiffness``), placed at its static sag so the run starts in equilibrium; the deformable
+barrier's face hangs from the ground the same way.
+
 Mass ``<mass>`` is the point body ``<mass>_body`` (its ``--set`` name) with the marker ``<mass>`` (channels
 ``<mass>.r[1]``, ``.v[1]``, ``.a[1]``), the barrier is marker
 ``barrier``, every crush link outputs ``<link>.deflection``, ``.force``, ``.absorbed``. The model is planar
-(dimension 2, no gravity), motion along x.
+(dimension 2, no gravity) unless the occupant is a ``SeatedOccupant``; motion along x.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,9 +48,11 @@ from ..errors import ModelError
 from .builder import ModelBuilder
 from .elements import Model
 from .force_elements import Belt, CrushSpring
+from .occupant import Occupant3D, add_ellipsoid_occupant
 
 BARRIER = "barrier"
 AHEAD = 10.0     # m: a link's front end is a marker this far ahead of its body, so the crush never flips the line
+G0 = 9.80665     # m/s^2: gravity of the spatial variant
 
 
 @dataclass(frozen=True)
@@ -112,13 +122,27 @@ class Occupant:
     seat_damping: float = 2e3
 
 
+@dataclass(frozen=True)
+class SeatedOccupant:
+    """The ellipsoid-segment occupant (model/occupant.py ``Occupant3D``, belts included) seated on the rigid
+    passenger cell ``cell`` of a spatial crash model, its hip joint centre ``hip_x`` m behind the vehicle front and
+    ``hip_z`` m above the masses' line (z = 0); ``support_stiffness`` (N/m) and ``support_damping`` (N s/m): the
+    y-z bushings that carry the other masses on the cell."""
+    occupant: Occupant3D = Occupant3D()
+    cell: str = "cell"
+    hip_x: float = 1.9
+    hip_z: float = 0.45
+    support_stiffness: float = 1e7
+    support_damping: float = 1e4
+
+
 def _steepest(curve) -> float:
     return max((y1 - y0) / (x1 - x0) for (x0, y0), (x1, y1) in zip(curve[:-1], curve[1:]))
 
 
 def crash(name: str, masses: Sequence[Mass], links: Sequence[Link], speed: float = 56.0 / 3.6,
           barrier: RigidWall | Pole | DeformableBarrier | None = None, pre_time: float = 0.010,
-          description: str = "", occupant: Occupant | None = None) -> Model:
+          description: str = "", occupant: Occupant | SeatedOccupant | None = None) -> Model:
     """The lumped-mass crash Model (module docstring); raises ModelError naming every bad mass or link."""
     barrier = RigidWall() if barrier is None else barrier
     problems: list[str] = []
@@ -143,21 +167,33 @@ def crash(name: str, masses: Sequence[Mass], links: Sequence[Link], speed: float
             problems.append(f"barrier: engaged link '{e}' is not a link")
     if problems:
         raise ModelError(problems, name)
+    seated = occupant if isinstance(occupant, SeatedOccupant) else None
+    if seated is not None and seated.cell not in pos:
+        raise ModelError([f"occupant: the cell '{seated.cell}' is not a mass (masses: {', '.join(pos)})"], name)
     standoff = speed * pre_time
-    b = ModelBuilder(name, dimension=2, gravity=(0.0, 0.0))
+    b = (ModelBuilder(name, dimension=3, gravity=(0.0, 0.0, -G0)) if seated is not None
+         else ModelBuilder(name, dimension=2, gravity=(0.0, 0.0)))
     b.description = description or f"lumped-mass vehicle at {3.6 * speed:.1f} km/h into a {type(barrier).__name__}"
-    b.add_marker(BARRIER, "ground", position=(0.0, 0.0))
-    b.add_marker(f"{BARRIER}_ahead", "ground", position=(AHEAD, 0.0))
+    b.add_marker(BARRIER, "ground", position=_at(b, 0.0))
+    b.add_marker(f"{BARRIER}_ahead", "ground", position=_at(b, AHEAD))
     for m in masses:
-        b.add_point_mass(f"{m.name}_body", m.mass, position=(-standoff - m.x, 0.0), velocity=(speed, 0.0))
-        b.add_marker(m.name, f"{m.name}_body")
+        if seated is not None:
+            _add_spatial_mass(b, seated, m, pos, standoff, speed)
+        else:
+            b.add_point_mass(f"{m.name}_body", m.mass, position=(-standoff - m.x, 0.0), velocity=(speed, 0.0))
+            b.add_marker(m.name, f"{m.name}_body")
     front = BARRIER
     ahead: set[str] = set()
     if isinstance(barrier, DeformableBarrier):
-        b.add_point_mass("face_body", barrier.face_mass, position=(0.0, 0.0))
+        sag = 0.0 if seated is None else barrier.face_mass * G0 / seated.support_stiffness
+        b.add_point_mass("face_body", barrier.face_mass, position=_at(b, 0.0, -sag))
         b.add_marker("face", "face_body")
-        b.add_marker("face_ahead", "face_body", position=(AHEAD, 0.0))
-        b.add_marker("barrier_back", "ground", position=(barrier.depth + AHEAD, 0.0))
+        b.add_marker("face_ahead", "face_body", position=_at(b, AHEAD))
+        b.add_marker("barrier_back", "ground", position=_at(b, barrier.depth + AHEAD))
+        if seated is not None:
+            b.add_marker("face_mount", "ground", position=_at(b, 0.0))
+            k, c = seated.support_stiffness, seated.support_damping
+            b.add_bushing("face_support", "face_mount", "face", stiffness=(0.0, k, k), damping=(0.0, c, c))
         front = "face"
         for el in barrier.elements:
             _add_link(b, problems, el, "barrier_back", "face", barrier.depth - el.gap)
@@ -179,17 +215,50 @@ def crash(name: str, masses: Sequence[Mass], links: Sequence[Link], speed: float
             problems.append(f"link '{lk.name}': both ends on '{mi}'")
             continue
         if mi != front and f"{mi}_ahead" not in ahead:
-            b.add_marker(f"{mi}_ahead", f"{mi}_body", position=(AHEAD, 0.0))
+            b.add_marker(f"{mi}_ahead", f"{mi}_body", position=_at(b, AHEAD))
             ahead.add(f"{mi}_ahead")
         _add_link(b, problems, lk, f"{mi}_ahead", mj, xj - xi - lk.gap)
-    if occupant is not None:
+    if seated is not None:
+        x_cell = -standoff - pos[seated.cell]
+        add_ellipsoid_occupant(b, f"{seated.cell}_body", hip=(-standoff - seated.hip_x, 0.0, seated.hip_z),
+                               occ=seated.occupant, velocity=(speed, 0.0, 0.0), seat_origin=(x_cell, 0.0, 0.0))
+    elif occupant is not None:
         _add_occupant(b, problems, occupant, pos, standoff, speed)
     # an FMU of the model also reports the pulses (each mass's acceleration) that crash-report and a restraint
     # controller read; the default set has positions and velocities only
-    b.fmu_output("default", *(f"{m.name}.a" for m in masses), *(("occupant.a",) if occupant is not None else ()))
+    occ_out = () if occupant is None else ("occupant.a", "head_cg.a") if seated is not None else ("occupant.a",)
+    b.fmu_output("default", *(f"{m.name}.a" for m in masses), *occ_out)
     if problems:
         raise ModelError(problems, name)
     return b.build()
+
+
+def _at(b: ModelBuilder, x: float, z: float = 0.0) -> tuple[float, ...]:
+    """The point (x, 0[, z]) in the builder's dimension."""
+    return (x, 0.0) if b.dimension == 2 else (x, 0.0, z)
+
+
+def _add_spatial_mass(b: ModelBuilder, seated: SeatedOccupant, m: Mass, pos: dict[str, float], standoff: float,
+                      speed: float) -> None:
+    """Mass ``m`` of the spatial variant: the cell a rigid body on a prismatic rail along x; any other mass a
+    point mass on a y-z bushing from the cell, hung at its static sag m g / k (so gravity starts balanced)."""
+    x = -standoff - m.x
+    if m.name == seated.cell:
+        # a box-like cell of 1.8 x 1.5 x 1.2 m (its inertia only matters if a model frees its rotation)
+        a, w, h = 1.8, 1.5, 1.2
+        inertia = (m.mass * (w * w + h * h) / 12, m.mass * (a * a + h * h) / 12, m.mass * (a * a + w * w) / 12)
+        b.add_rigid_body(f"{m.name}_body", m.mass, inertia, position=(x, 0.0, 0.0), velocity=(speed, 0.0, 0.0))
+        b.add_marker(m.name, f"{m.name}_body")
+        along_x = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)      # marker z along the world x
+        b.add_marker(f"{m.name}_rail_start", "ground", orientation=along_x)
+        b.add_marker(f"{m.name}_guide", f"{m.name}_body", orientation=along_x)
+        b.add_joint(f"{m.name}_rail", "prismatic", f"{m.name}_rail_start", f"{m.name}_guide")
+        return
+    k, c = seated.support_stiffness, seated.support_damping
+    b.add_point_mass(f"{m.name}_body", m.mass, position=(x, 0.0, -m.mass * G0 / k), velocity=(speed, 0.0, 0.0))
+    b.add_marker(m.name, f"{m.name}_body")
+    b.add_marker(f"{m.name}_mount", f"{seated.cell}_body", position=(pos[seated.cell] - m.x, 0.0, 0.0))
+    b.add_bushing(f"{m.name}_support", f"{m.name}_mount", m.name, stiffness=(0.0, k, k), damping=(0.0, c, c))
 
 
 def _add_occupant(b: ModelBuilder, problems: list[str], occ: Occupant, pos: dict[str, float], standoff: float,
@@ -244,6 +313,14 @@ def example_occupant() -> Occupant:
                     pretensioner_stroke=((0.0, 0.0), (0.005, 0.06), (0.010, 0.08), (0.020, 0.08)), fire_time=0.025)
 
 
+def example_seated_occupant() -> SeatedOccupant:
+    """The occupant of the catalogue's ``frontal_crash``: de Leva's 73 kg male of model/occupant.py with its
+    illustrative posture, joint and seat characteristics and belts (shoulder belt: EA = 100 kN, mu = 0.2, 20 mm
+    slack, 8 kN load limiter, 80 mm pretensioner fired at ``belt.fire_time`` = 25 ms, 15 ms after the first
+    contact, or by the input ``belt.fire``), hip 1.9 m behind the vehicle front, 0.45 m above the masses' line."""
+    return SeatedOccupant(Occupant3D(), cell="cell", hip_x=1.9, hip_z=0.45)
+
+
 def _add_link(b: ModelBuilder, problems: list[str], lk: Link, mi: str, mj: str, l0: float) -> None:
     """Add the elements of one link between the marker ``mi`` (AHEAD m in front of the link's front end) and
     ``mj``; ``l0``: the distance between the ends at which it engages (m)."""
@@ -272,5 +349,6 @@ def _add_link(b: ModelBuilder, problems: list[str], lk: Link, mi: str, mj: str, 
         b.add_spring_damper(f"{lk.name}_damper", mi, mj, free_length=AHEAD + l0, damping=lk.damping)
 
 
-__all__ = ["crash", "example_vehicle", "example_occupant", "Occupant", "Mass", "Link", "RigidWall", "Pole",
+__all__ = ["crash", "example_vehicle", "example_occupant", "example_seated_occupant", "Occupant", "SeatedOccupant",
+           "Mass", "Link", "RigidWall", "Pole",
            "DeformableBarrier", "BARRIER"]

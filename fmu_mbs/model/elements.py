@@ -114,7 +114,8 @@ class ModalBody:
     free modes, mean axes). Interfaces: node lists (0-based rows of the FE nodes) with kind 'rigid' (RBE2),
     'averaged' (RBE3) or 'nodes'. A marker on the body sits at an FE node: its position is the node's position in
     the body frame (undeformed). Coordinates (r, p, eta): frame origin (world), Euler parameters, modal
-    coordinates."""
+    coordinates. Output channels (model/modal_outputs.py): eta and its rate, the chosen ``output_nodes`` and
+    ``stress_points``."""
 
     name: str
     nodes: tuple[Vec, ...] = param("m", "FE node positions in the body frame (built-in beam; empty with fe_file)", ())
@@ -150,6 +151,11 @@ class ModalBody:
     angular_velocity: Vec = param("rad/s", "initial angular velocity, world", (0.0, 0.0, 0.0))
     modal_coordinates: Vec = param("", "initial modal coordinates eta; empty = 0", ())
     modal_velocities: Vec = param("1/s", "initial modal rates eta'; empty = 0", ())
+    output_nodes: tuple[int, ...] = param("", "FE node rows whose elastic displacement (frame axes) and world "
+                                              "position are output channels <body>.node<row>.u[k], .r[k]", ())
+    stress_points: tuple[Vec, ...] = param("", "stress points [element row, end (0: first node, 1: second), y, z "
+                                               "(m, section axes)] of a built-in beam: channels <body>.stress[k] "
+                                               "(Pa) and <body>.strain[k] (1), from the modes' section forces", ())
     source_dir: str = param("", "folder that fe_file and its companions are relative to (set by load_model; not "
                                 "written)", "")
 

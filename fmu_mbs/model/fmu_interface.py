@@ -23,7 +23,7 @@ DEFAULT_OUTPUTS: dict[str, tuple[str, ...]] = {
     "port marker": ("r", "v", "q", "phi", "w"),
     "joint": ("s", "sd"),
     "driver": ("f",),
-    "energy": ("kinetic", "potential", "total"),
+    "energy": ("kinetic", "potential", "total", "dissipated", "input"),
     "solver": (),
 }
 

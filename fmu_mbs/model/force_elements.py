@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from .fields import Curve, Vec, param
 from .functions import Constant, TimeFunction
+from .gebeam import BeamElement
 from .interface import Interface, Signal
 from .joint_stop import JointStop
 
@@ -424,7 +425,7 @@ class Belt(Interface):
 
 
 ForceElement = (SpringDamper | RotationalSpringDamper | Bushing | PointLoad | Actuator | HydraulicCylinder | Contact
-                | PassiveCylinder | JointFriction | CrushSpring | Belt | JointStop)
+                | PassiveCylinder | JointFriction | CrushSpring | Belt | JointStop | BeamElement)
 
 FORCE_KINDS: dict[str, type] = {
     "spring_damper": SpringDamper,
@@ -439,4 +440,5 @@ FORCE_KINDS: dict[str, type] = {
     "crush_spring": CrushSpring,
     "belt": Belt,
     "joint_stop": JointStop,
+    "beam_element": BeamElement,
 }

@@ -14,13 +14,14 @@ import numpy as np
 from ..errors import ModelError
 from .builder import ModelBuilder
 from .elements import BODY_KINDS, FORCE_KINDS, FORMAT_VERSION, Model
+from .exact_beam import GeometricallyExactBeam, add_geometrically_exact_beam
 from .functions import TimeFunction, function_from_dict, function_to_dict
 from .validate import model_problems
 
 FORMAT_TAG = "fmu-mbs-model"
 _TOP_FIELDS = {"format", "format_version", "name", "description", "dimension", "gravity", "bodies", "markers",
                "joints", "drivers", "forces", "exposed", "shapes",
-               "graphics", "fmu_outputs"}
+               "graphics", "fmu_outputs", "beams"}
 _BODY_TAG = {cls: tag for tag, cls in BODY_KINDS.items()}
 _FORCE_TAG = {cls: tag for tag, cls in FORCE_KINDS.items()}
 
@@ -178,6 +179,12 @@ def model_from_dict(data: dict) -> Model:
             adder = {"rigid": b.add_rigid_body, "planar": b.add_planar_body, "point_mass": b.add_point_mass,
                      "flexible": b.add_flexible_body, "modal": b.add_modal_body}
             calls.append((where, adder[item["type"]], item["name"], kw))
+    for item in each("beams"):                 # expanded into node bodies, markers and beam elements
+        where = f"beam '{item['name']}'"
+        kw = _kwargs(GeometricallyExactBeam, item, where, problems)
+        if kw is not None:
+            calls.append((where, lambda name, **kw: _add_beam(b, GeometricallyExactBeam(name, **kw)), item["name"],
+                          kw))
     for section, adder, cls_name in (("markers", b.add_marker, "Marker"), ("joints", b.add_joint, "Joint"),
                                      ("drivers", b.add_driver, "Driver"), ("shapes", b.add_shape, "Shape"),
                                      ("graphics", b.add_graphic, "Graphic")):
@@ -224,6 +231,14 @@ def model_from_dict(data: dict) -> Model:
         problems += [p for p in more if not any(f"'{n}'" in p for n in failed)]
         raise ModelError(problems, name)
     return b.build()
+
+
+def _add_beam(b: ModelBuilder, beam: GeometricallyExactBeam) -> None:
+    """A model file's beam (``beams``), expanded; its problems as one ValueError (the caller names the beam)."""
+    problems = beam.problems()
+    if problems:
+        raise ValueError("; ".join(p.split(": ", 1)[1] for p in problems))
+    add_geometrically_exact_beam(b, beam)
 
 
 def _where(section: str) -> str:

@@ -26,6 +26,8 @@ Outputs, in this order:
   universal joint's torque on marker_i's body, world axes; joint_friction ``torque`` (revolute, N.m)
   or ``force`` (prismatic, N): the friction on marker_j's body along the joint axis, ``slip`` (sliding speed at
   the friction surface, m/s), ``load`` (normal load from the reaction and preload, N).
+- every modal body: ``b.eta[k]``, ``b.etad[k]``, chosen nodes' ``b.node<n>.u[k]`` and ``.r[k]``, stress points'
+  ``b.stress[k]`` and ``b.strain[k]`` (model/modal_outputs.py).
 - ``energy.kinetic``, ``energy.potential`` (gravity and springs), ``energy.total`` (J);
   ``solver.iterations``, ``solver.residual`` (1); ``energy.dissipated`` (work removed by dampers, friction and
   contact hysteresis since the start) and ``energy.input`` (work of loads, inputs, actuators and drivers) (J), as
@@ -42,14 +44,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .elements import FORCE_KINDS, JOINT_COORDINATES, Model
+from .elements import FORCE_KINDS, JOINT_COORDINATES, ModalBody, Model
 from .functions import External
 from .interface import Signal
+from .modal_outputs import modal_body_channels
 
 #: FMI 2.0 BaseUnit exponents of every unit used by a channel
 UNITS: dict[str, dict[str, int]] = {
     "m": {"m": 1},
     "m/s": {"m": 1, "s": -1},
+    "1/s": {"s": -1},
     "m/s2": {"m": 1, "s": -2},
     "rad": {"rad": 1},
     "rad/s": {"rad": 1, "s": -1},
@@ -147,6 +151,14 @@ def joint_coordinate_channels(name: str, joint_type: str) -> list[Channel]:
     return s + sd
 
 
+def joint_reaction_channels(name: str, planar: bool = False) -> list[Channel]:
+    """The reaction of a joint on marker_j's body about marker_j's origin, world axes: F[1..3], T[1..3]; in a
+    planar model F[1..2] (x, y) and the scalar T (about z), the only components a planar reaction has."""
+    if planar:
+        return _vector(name, "F", "N", 2, "joint") + [_scalar(name, "T", "N.m", "joint")]
+    return _vector(name, "F", "N", 3, "joint") + _vector(name, "T", "N.m", 3, "joint")
+
+
 def channels(model: Model) -> list[Channel]:
     """Every output channel of ``model``, in the documented order (see the module docstring)."""
     out: list[Channel] = []
@@ -156,12 +168,15 @@ def channels(model: Model) -> list[Channel]:
     for j in model.joints:
         joint_types[j.name] = j.type
         out += joint_coordinate_channels(j.name, j.type)
-        out += _vector(j.name, "F", "N", 3, "joint") + _vector(j.name, "T", "N.m", 3, "joint")
+        out += joint_reaction_channels(j.name, model.planar)
     for d in model.drivers:
         coord = JOINT_COORDINATES[joint_types[d.joint]][d.coordinate - 1]
         out.append(_scalar(d.name, "f", _COORDINATE_UNITS[coord][2], "driver"))
     for f in model.forces:
         out += signal_channels(f.name, f.outputs(model), _FORCE_TAG[type(f)])
+    for b in model.bodies:
+        if isinstance(b, ModalBody):
+            out += modal_body_channels(b)
     out += [_scalar("energy", q, "J", "energy") for q in ("kinetic", "potential", "total")]
     out += [_scalar("solver", "iterations", "1", "solver"), _scalar("solver", "residual", "1", "solver")]
     out += [_scalar("energy", q, "J", "energy") for q in ("dissipated", "input")]

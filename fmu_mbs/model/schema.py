@@ -13,6 +13,7 @@ from dataclasses import MISSING, fields
 
 from . import elements
 from .elements import BODY_KINDS, FORCE_KINDS, FORMAT_VERSION
+from .exact_beam import GeometricallyExactBeam
 from .functions import FUNCTION_KINDS
 from .json_io import FORMAT_TAG
 
@@ -56,6 +57,8 @@ def _field_schema(f, cls=None) -> dict:
         return {"type": "array", "items": {"type": "string"}}
     if hint.startswith("tuple[tuple[int"):
         return {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}
+    if hint.startswith("tuple[int"):
+        return {"type": "array", "items": {"type": "integer"}}
     if hint == "bool":
         return {"type": "boolean"}
     if hint.startswith("tuple[Vec"):
@@ -121,6 +124,9 @@ def json_schema() -> dict:
             "forces": {"type": "array", "items": {"oneOf": [_object(c, t) for t, c in FORCE_KINDS.items()]}},
             "shapes": {"type": "array", "items": _object(elements.Shape, None)},
             "graphics": {"type": "array", "items": _object(elements.Graphic, None)},
+            "beams": {"type": "array", "items": _object(GeometricallyExactBeam, None),
+                      "description": "geometrically exact beams, expanded on loading into node bodies, node "
+                                     "markers and beam elements"},
             "exposed": {"type": "array", "items": {"type": "string", "pattern": r"^\w+\.\w+$"},
                         "description": "parameters FMUs expose, '<element>.<field>'"},
             "fmu_outputs": {"type": "array", "items": {"type": "string"},
@@ -135,6 +141,7 @@ def _plain_type(hint: str) -> str:
     hint = hint.replace("tuple[Vec, Vec, Vec]", "3x3 matrix").replace("Vec", "vector").replace("Curve", "curve")
     hint = hint.replace("TimeFunction", "function").replace("tuple[function, ...]", "list of functions")
     hint = hint.replace("tuple[str, ...]", "list of names").replace("tuple[tuple[int, ...], ...]", "index lists")
+    hint = hint.replace("tuple[int, ...]", "index list")
     hint = hint.replace("tuple[vector, ...]", "list of vectors")
     return hint.replace("tuple[float, ...]", "vector").replace(" | None", " (optional)")
 
@@ -151,6 +158,8 @@ def markdown_tables() -> str:
               ("Force elements (`forces`, field `type`)", FORCE_KINDS),
               ("Contact shapes (`shapes`)", {"shapes": elements.Shape}),
               ("Body graphics (`graphics`, drawn by `fmu-mbs animate`)", {"graphics": elements.Graphic}),
+              ("Geometrically exact beams (`beams`; expanded on loading, docs/flexible-bodies.md §8)",
+               {"beams": GeometricallyExactBeam}),
               ("Time functions (`{\"type\": ...}`; a bare number is a constant)", FUNCTION_KINDS)]
     for title, kinds in groups:
         out.append(f"### {title}\n")
@@ -205,6 +214,9 @@ def channel_table() -> str:
         if kind == "marker":
             planar = Model("x", 2, (0.0, 0.0), markers=(Marker("m", position=(0.0, 0.0)),))
             add("marker (planar model)", channels(planar), "m")
+        if kind == "joint (revolute, prismatic)":
+            planar = Model("x", 2, (0.0, 0.0), markers=(Marker("m", position=(0.0, 0.0)),), joints=els)
+            add("joint (planar model)", [c for c in channels(planar) if c.quantity in ("F", "T")], "j")
     model = Model("x", 3, (0.0, 0.0, 0.0), markers=(Marker("m"),), joints=(joint,), drivers=(Driver("d", "j"),))
     add("driver (N on a translation, N.m on a rotation)", channels(model), "d")
     for kind, signals in forces.items():

@@ -1,6 +1,6 @@
 """Validation of floating modal bodies (model/elements.ModalBody) and of the markers on them; every message names
 the body (or marker). The mode data themselves are built (and their problems reported by name) when the model is
-compiled (compiler/modal_data.py)."""
+compiled (model/modal_data.py)."""
 
 from __future__ import annotations
 
@@ -63,6 +63,18 @@ def modal_body_problems(w: str, b, dim: int) -> list[str]:
         for itf in b.interfaces:
             if not itf or not all(0 <= i < n_nodes for i in itf):
                 p.append(f"{w}: interface {list(itf)} must list node rows 0..{n_nodes - 1}")
+        for i in b.output_nodes:
+            if not 0 <= i < n_nodes:
+                p.append(f"{w}: output node {i} must be a node row 0..{n_nodes - 1}")
+        n_el = len(b.elements) or n_nodes - 1
+        for k, sp in enumerate(b.stress_points, 1):
+            if len(sp) != 4 or not all(math.isfinite(x) for x in sp) or sp[0] != int(sp[0]) \
+                    or not 0 <= sp[0] < n_el or sp[1] not in (0, 1):
+                p.append(f"{w}: stress point {k} {list(sp)} must be [element row 0..{n_el - 1}, end 0 or 1, y, z]")
+    if b.fe_file and b.stress_points:
+        p.append(f"{w}: stress points need the built-in beam (section forces of imported FE data are unknown)")
+    if b.fe_file and any(i < 0 for i in b.output_nodes):
+        p.append(f"{w}: output nodes must be node rows >= 0")
     if b.mode_set not in MODE_SETS:
         p.append(f"{w}: 'mode_set' must be one of {MODE_SETS}, got '{b.mode_set}'")
     if b.reference not in REFERENCES:

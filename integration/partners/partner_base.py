@@ -32,7 +32,8 @@ from pythonfmu.enums import Fmi2Status
 KEEPALIVE: list = []
 
 #: SI base-unit exponents of the units the partners use
-UNITS = {"m": {"m": 1}, "m/s": {"m": 1, "s": -1}, "N": {"kg": 1, "m": 1, "s": -2}, "Pa": {"kg": 1, "m": -1, "s": -2},
+UNITS = {"m": {"m": 1}, "m/s": {"m": 1, "s": -1}, "m/s2": {"m": 1, "s": -2}, "N": {"kg": 1, "m": 1, "s": -2},
+         "Pa": {"kg": 1, "m": -1, "s": -2},
          "m3": {"m": 3}, "m3/s": {"m": 3, "s": -1}, "m2": {"m": 2}, "s": {"s": 1}, "Hz": {"s": -1},
          "N.s/m": {"kg": 1, "s": -1}, "N/m": {"kg": 1, "s": -2}, "kg": {"kg": 1},
          "J": {"kg": 1, "m": 2, "s": -2}, "1": {}, "rad": {"rad": 1}}

@@ -8,6 +8,9 @@
   force evaluations per step, no Newton iteration, for contact-dominated scenes (step set by the contact stiffness).
 - ``variable``: error-controlled Dormand-Prince 5(4) steps on the index-1 accelerations with projections, the step
   loop in numba, selected by ``rtol`` / ``atol`` rather than a step; for smooth non-stiff models.
+- ``alf-variable``: the trapezoidal ALF with error-controlled steps (a local error estimate from the accelerations,
+  rejection, a step size controller; the step loop in numba), selected by ``rtol`` / ``atol``; for stiff models and
+  fast rotations, where the explicit pair's steps are limited by stability.
 - ``reference``: variable-step scipy ``solve_ivp`` on the index-1 KKT accelerations with coordinate
   projection at output points; slow and accurate, for validation.
 
@@ -17,13 +20,15 @@
 from __future__ import annotations
 
 from .alf import REPORT_KEYS, ALFIntegrator, GeneralizedAlphaIntegrator
+from .alf_variable import ALFVariableIntegrator
 from .explicit import ExplicitIntegrator
 from .reference import integrate_reference
 from .variable import VariableStepIntegrator
 
 STEPPERS = {"alf": ALFIntegrator, "galpha": GeneralizedAlphaIntegrator, "explicit": ExplicitIntegrator,
-            "variable": VariableStepIntegrator}
+            "variable": VariableStepIntegrator, "alf-variable": ALFVariableIntegrator}
 INTEGRATORS = (*STEPPERS, "reference")
 
-__all__ = ["ALFIntegrator", "ExplicitIntegrator", "GeneralizedAlphaIntegrator", "INTEGRATORS", "REPORT_KEYS",
+__all__ = ["ALFIntegrator", "ALFVariableIntegrator", "ExplicitIntegrator",
+           "GeneralizedAlphaIntegrator", "INTEGRATORS", "REPORT_KEYS",
            "STEPPERS", "VariableStepIntegrator", "integrate_reference"]

@@ -286,6 +286,7 @@ class ALFIntegrator:
             ev.after_step(initial.q, initial.qdd)
             self.state.zs[:] = ev.zs
         st = self.state
+        st.sc[K.SC_T0], st.sc[K.SC_H] = initial.t, self.step      # the step clock (integrate_alf.step_clock)
         self.sc, self.q, self.qd, self.qdd, self.lam, self.u, self.zs = st.sc, st.q, st.qd, st.qdd, st.lam, st.u, st.zs
         self.lam_star, self.acc, self.vt, self.at, self.gc = st.lam_star, st.acc, st.vt, st.at, st.gc
         # workspace, allocated once
@@ -311,7 +312,10 @@ class ALFIntegrator:
         return float(self.sc[K.SC_W_IN])
 
     def save(self) -> State:
-        """A copy of the complete state (a State of arrays; restore it with ``restore``)."""
+        """A copy of the complete state (a State of arrays; restore it with ``restore``). The next step refreshes the
+        finite-difference tangent (workspace, not state), so that a run from the saved state and its replay after
+        ``restore`` are the same bit for bit also when the tangent is kept over several steps (tangent_every > 1)."""
+        self.sc[K.SC_FD_AGE] = 0.0
         return State(*(a.copy() for a in self.state))
 
     def restore(self, saved) -> None:
@@ -323,12 +327,15 @@ class ALFIntegrator:
                 raise ValueError(f"{self.label} integrator: saved state array '{name}' has shape {np.shape(src)}, "
                                  f"expected {dst.shape}")
             np.copyto(dst, src)
+        self.sc[K.SC_FD_AGE] = 0.0          # refresh the tangent at the next step (see save)
 
     # --- stepping ------------------------------------------------------------------------------------
-    def advance(self, n_steps: int, h: float | None = None, record: bool = False):
+    def advance(self, n_steps: int, h: float | None = None, record: bool = False, every: int = 1):
         """Take ``n_steps`` steps of size ``h`` (default: the nominal step). Returns the per-step reports
-        (n_steps, 9: REPORT_KEYS) and, with ``record``, also (q, qd, qdd, lam, z) after every step (z: element
-        states).
+        (n_steps, 9: REPORT_KEYS) and, with ``record``, also (q, qd, qdd, lam, z) after every ``every``-th step
+        (n_steps // every rows; z: element states), all in one call into numba. The steps and their numbers do not
+        depend on how a run is split into calls, nor on round-off of h against the grid's step
+        (kernels.integrate_alf.step_clock).
 
         A step that fails is rejected and redone as two steps of half the size (each of them again, up to
         ``max_halvings`` levels); the next step has the size h again. The step's report row is that of its
@@ -337,30 +344,36 @@ class ALFIntegrator:
         is then left at the last accepted (sub)step."""
         h = self.step if h is None else float(h)
         n_steps = int(n_steps)
+        every = int(every)
+        if every < 1 or n_steps % every:
+            raise ValueError(f"{self.label} integrator: {n_steps} steps cannot be recorded every {every} steps")
         rep = np.zeros((n_steps, K.N_REP))
-        if record:
-            rec = (np.zeros((n_steps, self.cm.n_q)), np.zeros((n_steps, self.cm.n_q)),
-                   np.zeros((n_steps, self.cm.n_q)), np.zeros((n_steps, self.cm.n_rows)),
-                   np.zeros((n_steps, len(self.zs))))
-        else:
-            rec = self._empty
+        n_rec = n_steps // every if record else 0
+        rec = (np.zeros((n_rec, self.cm.n_q)), np.zeros((n_rec, self.cm.n_q)), np.zeros((n_rec, self.cm.n_q)),
+               np.zeros((n_rec, self.cm.n_rows)), np.zeros((n_rec, len(self.zs))))
         i = 0
         try:
-            while True:        # one call into numba for the whole run, another after each redone step
-                rows = (rep[i:], *(r[i:] for r in rec)) if record else (rep[i:], *rec)
-                status, done, err = self._kernel(self.cm.arrays, self._pat, self.state, self._ws, self.opt,
-                                                 n_steps - i, h, *rows)
+            while True:          # one call into numba for the whole run, more after a redone step
+                # a call records every ``every``-th of its steps (kernel record_row): after a redone step the
+                # next call runs to the next recorded step first, so that the rows stay on every ``every``-th step
+                k = n_steps - i if i % every == 0 else every - i % every
+                r0 = i // every
+                rows = (rep[i:i + k], *(r[r0:r0 + (k + every - 1) // every if record else 0] for r in rec))
+                status, done, err = self._kernel(self.cm.arrays, self._pat, self.state, self._ws, self.opt, k, h,
+                                                 *rows)
                 i += done
                 if status == K.OK:
-                    break
+                    if i >= n_steps:
+                        break
+                    continue
                 if self._contact_buffers(status):
                     continue
                 self._redo(h, status, err, rep[i], 0)
-                if record:
-                    for r, x in zip(rec, (self.q, self.qd, self.qdd, self.lam, self.zs)):
-                        r[i] = x
                 i += 1
-                if i == n_steps:
+                if record and i % every == 0:
+                    for r, x in zip(rec, (self.q, self.qd, self.qdd, self.lam, self.zs)):
+                        r[i // every - 1] = x
+                if i >= n_steps:
                     break
         finally:
             self.last_report = rep[:i]
@@ -379,10 +392,13 @@ class ALFIntegrator:
     def _redo(self, h: float, status: int, err: float, row: np.ndarray, level: int) -> None:
         """The step of size h from the current state failed (status, err): count it in ``row``, and take it
         as two steps of h/2 (each one redone the same way on failure), writing their report into ``row``."""
+        sc = self.sc
+        clock = sc[K.SC_T0], sc[K.SC_K], sc[K.SC_H]     # the step's clock (kernel step_clock), at its start
+        h = float(clock[2])          # the size the kernel took (the clock's, where h was it to round-off)
         row[K.REP_REJECTED] += 1.0
         if level >= self.max_halvings:
             self._raise(status, h, err, level)
-        t_end = self.t + h
+        sc[K.SC_FD_AGE] = 0.0                          # a fresh tangent for the half steps
         iterations = row[K.REP_ITER]
         rejected = row[K.REP_REJECTED]
         sub = np.zeros((1, K.N_REP))
@@ -400,7 +416,11 @@ class ALFIntegrator:
         row[:] = sub[0]
         row[K.REP_ITER] = iterations
         row[K.REP_REJECTED] = rejected
-        self.sc[K.SC_T] = t_end             # the clock exactly at the end of the redone step
+        # the clock goes on where the step would have ended: the redone step is one step of its grid, as in a run
+        # split at another place (the half steps ran on a grid of their own)
+        sc[K.SC_T0], sc[K.SC_K], sc[K.SC_H] = clock[0], clock[1] + 1.0, clock[2]
+        sc[K.SC_T] = clock[0] + (clock[1] + 1.0) * clock[2]
+        sc[K.SC_FD_AGE] = 0.0
 
     def advance_to(self, t_target: float, record: bool = False):
         """Advance to ``t_target`` in equal substeps of at most the nominal step; t ends exactly at t_target."""
@@ -410,6 +430,8 @@ class ALFIntegrator:
                 raise ValueError(f"cannot advance backwards from t = {self.t:.9g} s to {t_target:.9g} s")
             return self.advance(0, self.step, record)
         n = max(1, math.ceil(span / self.step * (1.0 - 1e-9)))   # a substep may exceed h by 1e-9 h
+        # a target on the step grid to round-off takes n nominal steps (kernel step_clock), whatever the caller's
+        # round-off in t_target; t ends at t_target
         out = self.advance(n, span / n, record)
         self.sc[K.SC_T] = t_target
         return out

@@ -64,8 +64,8 @@ class ExplicitIntegrator(ALFIntegrator):
         self._e0 = kin + pot
         self._kin_max, self._pot_min, self._pot_max = kin, pot, pot
 
-    def advance(self, n_steps: int, h: float | None = None, record: bool = False):
-        out = super().advance(n_steps, h, record)
+    def advance(self, n_steps: int, h: float | None = None, record: bool = False, every: int = 1):
+        out = super().advance(n_steps, h, record, every)
         if self.energy_tol is not None:
             self._monitor(self.last_report, self.step if h is None else float(h))
         return out

@@ -43,7 +43,40 @@ _REFUSALS = {
 }
 
 
-class VariableStepIntegrator(ALFIntegrator):
+class OutputTimes:
+    """What the error-controlled integrators share (this module's and alf_variable's): their steps end on output
+    times, so ``advance`` and ``advance_to`` are ``advance_times`` over the requested times."""
+
+    def _output_rows(self, t_out, record: bool):
+        """(t_out as a float array, report rows, recording arrays (q, qd, qdd, lam, z) or the empty ones) for
+        ``advance_times``; refuses times before the current one."""
+        t_out = np.ascontiguousarray(t_out, dtype=float)
+        N = len(t_out)
+        rep = np.zeros((N, K.N_REP))
+        if record:
+            rec = (np.zeros((N, self.cm.n_q)), np.zeros((N, self.cm.n_q)), np.zeros((N, self.cm.n_q)),
+                   np.zeros((N, self.cm.n_rows)), np.zeros((N, len(self.zs))))
+        else:
+            rec = self._empty
+        if N and t_out[0] <= self.t - 1e-12 * max(1.0, abs(self.t)):
+            raise ValueError(f"cannot advance backwards from t = {self.t:.9g} s to {t_out[0]:.9g} s")
+        return t_out, rep, rec
+
+    def advance(self, n_steps: int, h: float | None = None, record: bool = False):
+        """Advance by n_steps output intervals of size h (default: the nominal step), recording at each."""
+        h = self.step if h is None else float(h)
+        return self.advance_times(self.t + h * np.arange(1, int(n_steps) + 1), record)
+
+    def advance_to(self, t_target: float, record: bool = False):
+        span = t_target - self.t
+        if span <= 0.0:
+            if span < -1e-12 * max(1.0, abs(t_target)):
+                raise ValueError(f"cannot advance backwards from t = {self.t:.9g} s to {t_target:.9g} s")
+            return self.advance_times(np.zeros(0), record)
+        return self.advance_times(np.array([float(t_target)]), record)
+
+
+class VariableStepIntegrator(OutputTimes, ALFIntegrator):
     """Error-controlled variable-step integrator (Dormand-Prince 5(4), PI step control, projections) of one
     compiled model. Options: ``rtol``, ``atol`` (local error bounds per step on q and qd: |err_i| <= atol + rtol
     |y_i| in the max norm; default 1e-6 and rtol), ``h_max`` (s, default unbounded), ``max_steps`` (per
@@ -105,16 +138,7 @@ class VariableStepIntegrator(ALFIntegrator):
         """Advance through the increasing times ``t_out`` (s), ending exactly on each; returns the report rows
         (len(t_out), REPORT_KEYS: 'iterations' = acceleration solves since the previous time, 'rejected' = rejected
         steps) and, with ``record``, (q, qd, qdd, lam, z) at each time."""
-        t_out = np.ascontiguousarray(t_out, dtype=float)
-        N = len(t_out)
-        rep = np.zeros((N, K.N_REP))
-        if record:
-            rec = (np.zeros((N, self.cm.n_q)), np.zeros((N, self.cm.n_q)), np.zeros((N, self.cm.n_q)),
-                   np.zeros((N, self.cm.n_rows)), np.zeros((N, len(self.zs))))
-        else:
-            rec = self._empty
-        if N and t_out[0] <= self.t - 1e-12 * max(1.0, abs(self.t)):
-            raise ValueError(f"cannot advance backwards from t = {self.t:.9g} s to {t_out[0]:.9g} s")
+        t_out, rep, rec = self._output_rows(t_out, record)
         i = 0
         while True:        # one call into numba, another after a contact buffer grew
             status, done, detail = KD.dopri_advance(
@@ -127,19 +151,6 @@ class VariableStepIntegrator(ALFIntegrator):
         if status != K.OK:
             self._raise_variable(status, detail)
         return (rep, *rec) if record else rep
-
-    def advance(self, n_steps: int, h: float | None = None, record: bool = False):
-        """Advance by n_steps output intervals of size h (default: the nominal step), recording at each."""
-        h = self.step if h is None else float(h)
-        return self.advance_times(self.t + h * np.arange(1, int(n_steps) + 1), record)
-
-    def advance_to(self, t_target: float, record: bool = False):
-        span = t_target - self.t
-        if span <= 0.0:
-            if span < -1e-12 * max(1.0, abs(t_target)):
-                raise ValueError(f"cannot advance backwards from t = {self.t:.9g} s to {t_target:.9g} s")
-            return self.advance_times(np.zeros(0), record)
-        return self.advance_times(np.array([float(t_target)]), record)
 
     def _raise_variable(self, status: int, detail: float) -> None:
         ctl = self._dw.ctl

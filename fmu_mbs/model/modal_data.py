@@ -1,7 +1,8 @@
 """Mode data of a floating modal body (model/elements.ModalBody) from its model fields, through fmu_mbs.fe: the FE
 body (built-in beam or imported file), the mode set (Craig-Bampton or free-interface), modal damping, the inertia
 invariants, the modal geometric stiffness and the basis rows of every node. Problems raise ModelError naming the
-body."""
+body. Results are kept for the last few bodies (keyed by the body's fields and its files' modification times), as
+the compiler and the channel list (model/modal_outputs.py) both need them; treat them as read-only."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ from ..fe import (
     read_fem,
     read_matrix_market,
 )
-from ..model.elements import ModalBody
-from ..model.validate_modal import fe_path
+from .elements import ModalBody
+from .validate_modal import fe_path
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,21 @@ def _from_fem(b: ModalBody) -> ModalData:
     return ModalData(fem.nodes, fem.modes, inv, np.zeros((9, m, m)), tuple(f"mode {k + 1}" for k in range(m)))
 
 
+_CACHE: dict[tuple, ModalData] = {}
+
+
 def modal_data(b: ModalBody) -> ModalData:
     """The mode data of ``b`` (see ModalData); ModelError naming the body for anything the FE code refuses."""
+    files = [fe_path(b, f) for f in ("fe_file", "fe_stiffness", "fe_dof_map", "fe_nodes") if getattr(b, f)]
+    key = (repr(b), tuple(p.stat().st_mtime_ns if p.is_file() else -1 for p in files))
+    if key not in _CACHE:
+        if len(_CACHE) >= 8:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = _modal_data(b)
+    return _CACHE[key]
+
+
+def _modal_data(b: ModalBody) -> ModalData:
     try:
         if b.fe_file and Path(b.fe_file).suffix.lower() == ".fem":
             return _from_fem(b)
