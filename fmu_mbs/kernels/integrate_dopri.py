@@ -62,7 +62,7 @@ from .integrate_alf import (
     record_step,
 )
 from .integrate_dopri_events import event_signature
-from .integrate_dopri_project import project_step
+from .integrate_dopri_project import REFUSED_SINGULAR, project_step
 from .integrate_explicit import al_accelerations, end_state_forces, stage_accelerations
 from .marker_loads import system_view
 from .model_arrays import arrays_type
@@ -236,7 +236,7 @@ def accept_step(m, sv, bv, pat, st, ws, dw, opt, t1, hs, rtol, atol, balance, no
     for i in range(n):
         ws.q0[i] = q[i]
         ws.qd0[i] = qd[i]
-    refused, row, factorised = project_step(m, bv, pat, st, ws, t1, opt.tol, opt.c, opt.pivot, rtol, atol)
+    refused, row, factorised = project_step(m, bv, pat, st, ws, t1, opt.tol, opt.c, opt.pivot, rtol, atol, True)
     if refused != 0:
         ctl[C_REFUSED] = refused
         ctl[C_REFUSED_T] = t1 - hs
@@ -313,8 +313,17 @@ def dopri_advance(m, pat, st, ws, opt, dw, t_out, t_stop, rtol, atol, h_max, eve
         if st.u[i] != 0.0:
             noncons = True
     t = sc[SC_T]
+    # The start state onto the constraints: a model assembled at rest under a driver, an input that moved a driven
+    # coordinate or a restored state leave it off them by an amount that no step size reduces, so the step's
+    # size rule (integrate_dopri_project) would refuse every step. On the constraints already: one row evaluation.
+    for i in range(st.q.shape[0]):
+        ws.q0[i] = st.q[i]
+        ws.qd0[i] = st.qd[i]
+    refused, bad, factorised = project_step(m, bv, pat, st, ws, t, opt.tol, opt.c, opt.pivot, rtol, atol, False)
+    if refused == REFUSED_SINGULAR:
+        return SINGULAR, 0, float(bad)
     # the start state's accelerations (inputs may have changed since the last call)
-    V, bad = start_state(m, sv, bv, pat, st, ws, dw, opt, t, balance, noncons, False)
+    V, bad = start_state(m, sv, bv, pat, st, ws, dw, opt, t, balance, noncons, factorised)
     if bad >= 0:
         return SINGULAR, 0, float(bad)
     if cstat[ST_PAIR_OVERFLOW] != 0 or cstat[ST_STATE_OVERFLOW] != 0:

@@ -58,10 +58,12 @@ def _max_abs(x):
 
 
 @njit(cache=True, _nrt=False)
-def project_step(m, bv, pat, st, ws, t1, tol, c, pivot, rtol, atol):
+def project_step(m, bv, pat, st, ws, t1, tol, c, pivot, rtol, atol, limit):
     """Project the state (t1, st.q, st.qd) onto the constraints (module docstring); the unprojected state must be
-    in ws.q0, ws.qd0. Returns (0 or REFUSED_*, the failing envelope row for REFUSED_SINGULAR else -1, whether T is
-    factorised at the returned positions and ws.rows are those of the returned state)."""
+    in ws.q0, ws.qd0; ``limit``: refuse a correction beyond PROJ_MAX x the error tolerance (a step's end; not for a
+    start state, whose violation does not shrink with the step). Returns (0 or REFUSED_*, the failing envelope row
+    for REFUSED_SINGULAR else -1, whether T is factorised at the returned positions and ws.rows are those of the
+    returned state)."""
     n = st.q.shape[0]
     nr = st.lam.shape[0]
     rc = m.row_cols
@@ -108,6 +110,8 @@ def project_step(m, bv, pat, st, ws, t1, tol, c, pivot, rtol, atol):
         project(rc, rows.jac, rows.nu, c, pat.first, pat.ptr, ws.val, pat.pos, ws.work, ws.y, ws.rhs, st.qd)
         eval_frames_ws(m, st.q, st.qd, ws.fr)          # gamma and the frames' velocities at the new qd
         eval_rows_ws(m, t1, st.q, st.qd, ws.fr, rows)
+    if not limit:
+        return 0, -1, factorised
     size = 0.0
     for i in range(n):
         sq = abs(st.q[i] - ws.q0[i]) / (atol + rtol * max(abs(st.q[i]), abs(ws.q0[i])))
