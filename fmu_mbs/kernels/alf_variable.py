@@ -172,7 +172,7 @@ def alf_variable_advance(m, pat, st, ws, opt, vw, t_out, t_stop, rtol, atol, h_m
     n = st.q.shape[0]
     use_fd = opt.use_fd > 0.0
     balance = opt.energy_balance > 0.0
-    nonzero, u_changed = scan_inputs(st.u, st.u_last)
+    nonzero, _ = scan_inputs(st.u, st.u_last)     # (the start powers stay those of the last step)
     noncons = opt.noncons > 0.0 or nonzero
     mult = has_multiplier_forces(m)
     n_colors = 0
@@ -181,7 +181,7 @@ def alf_variable_advance(m, pat, st, ws, opt, vw, t_out, t_stop, rtol, atol, h_m
             n_colors = pat.colors[b] + 1
     expo = 0.5 if unit > 0.0 else 1.0 / 3.0      # the error is O(h^2) per unit step, O(h^3) per step
     t = sc[SC_T]
-    p_diss0, p_in0 = start_powers(m, sv, st, ws, t, noncons, balance, u_changed)
+    p_diss0, p_in0 = start_powers(m, sv, st, ws, t, noncons, balance)
     h = ctl[V_H] if ctl[V_H] > 0.0 else first_step(st.q, st.qd, st.qdd, rtol, atol, h_max)
     ib = 0
     steps = 0
