@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTICE_EXIT = 3
 
 RUN = textwrap.dedent("""
-    import ctypes, json, os, sys, time
+    import ctypes, json, os, shutil, sys, time
     from fmpy import calloc, extract, free, read_model_description
     from fmpy.fmi2 import (FMU2Slave, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
                            fmi2CallbackFunctions, fmi2CallbackLoggerTYPE)
@@ -39,33 +39,35 @@ RUN = textwrap.dedent("""
     callbacks.logger = fmi2CallbackLoggerTYPE(logger)
     callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
     callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-    t0 = time.perf_counter()
-    unzipped = extract(sys.argv[1])
-    md = read_model_description(unzipped)
-    fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzipped, modelIdentifier=md.coSimulation.modelIdentifier,
-                    instanceName="fresh")
-    fmu.instantiate(callbacks=callbacks, loggingOn=True)
-    fmu.setupExperiment(startTime=0.0)
-    fmu.enterInitializationMode()
-    fmu.exitInitializationMode()
-    fmu.doStep(0.0, 1e-3)
-    first = time.perf_counter() - t0
-    outputs = [v.valueReference for v in md.modelVariables if v.causality == "output"]
-    values = fmu.getReal(outputs)
-    with open(os.path.join(unzipped, "resources", FOLDER, MANIFEST)) as f:
-        package = json.load(f)["package"]
-    hits = misses = 0
-    for name, module in list(sys.modules.items()):
-        if name.startswith(package + ".kernels"):
-            for obj in vars(module).values():
-                stats = getattr(obj, "stats", None)
-                if stats is not None and hasattr(stats, "cache_misses"):
-                    hits += sum(stats.cache_hits.values())
-                    misses += sum(stats.cache_misses.values())
-    fmu.terminate()
-    fmu.freeInstance()
-    print(json.dumps({"log": log, "hits": hits, "misses": misses, "first_step_s": first, "values": values}),
-          flush=True)
+    for path in sys.argv[1:]:
+        t0 = time.perf_counter()
+        unzipped = extract(path)
+        md = read_model_description(unzipped)
+        fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzipped, modelIdentifier=md.coSimulation.modelIdentifier,
+                        instanceName="fresh")
+        fmu.instantiate(callbacks=callbacks, loggingOn=True)
+        fmu.setupExperiment(startTime=0.0)
+        fmu.enterInitializationMode()
+        fmu.exitInitializationMode()
+        fmu.doStep(0.0, 1e-3)
+        first = time.perf_counter() - t0
+        outputs = [v.valueReference for v in md.modelVariables if v.causality == "output"]
+        values = fmu.getReal(outputs)
+        with open(os.path.join(unzipped, "resources", FOLDER, MANIFEST)) as f:
+            package = json.load(f)["package"]
+        hits = misses = 0
+        for name, module in list(sys.modules.items()):
+            if name.startswith(package + ".kernels"):
+                for obj in vars(module).values():
+                    stats = getattr(obj, "stats", None)
+                    if stats is not None and hasattr(stats, "cache_misses"):
+                        hits += sum(stats.cache_hits.values())
+                        misses += sum(stats.cache_misses.values())
+        fmu.terminate()
+        fmu.freeInstance()
+        print(json.dumps({"log": log, "hits": hits, "misses": misses, "first_step_s": first, "values": values}),
+              flush=True)
+        shutil.rmtree(unzipped)   # as fmpy's simulate_fmu: the next FMU runs after this folder is gone
 """).replace("NOTICE_EXIT", str(NOTICE_EXIT)).replace("FOLDER", repr(FOLDER)).replace("MANIFEST", repr(MANIFEST))
 
 
@@ -74,18 +76,19 @@ def pendulum_fmu(catalogue_fmu) -> Path:
     return catalogue_fmu("pendulum")
 
 
-def _fresh_run(fmu: Path, tmp: Path) -> tuple[int, dict, Path]:
-    """Run ``fmu`` copied into a new folder, in a new process whose user kernel caches are new empty folders."""
+def _fresh_run(fmu: Path | list[Path], tmp: Path) -> tuple[int, dict, Path]:
+    """Run ``fmu`` (or each of a list, one after the other) copied into a new folder, in a new process whose user
+    kernel caches are new empty folders; the result is that of the last one run."""
     folder = tmp / "elsewhere"
     folder.mkdir()
-    copy = Path(shutil.copy(fmu, folder / fmu.name))
+    copies = [str(shutil.copy(f, folder / f.name)) for f in (fmu if isinstance(fmu, list) else [fmu])]
     caches = {var: tmp / var.lower() for var in ("FMU_MBS_CACHE_DIR", "NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
     for path in caches.values():
         path.mkdir()
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", **{k: str(v) for k, v in caches.items()})
     for var in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES"):
         env.pop(var, None)   # the host's own CPU target, as in any user's process
-    done = subprocess.run([sys.executable, "-c", RUN, str(copy)], env=env, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", RUN, *copies], env=env, capture_output=True, text=True,
                           timeout=600, cwd=tmp)
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
     assert lines, f"exit {done.returncode}: {done.stderr[-3000:]}"
@@ -111,6 +114,19 @@ def test_first_step_in_a_fresh_process_loads_shipped_kernels(pendulum_fmu, tmp_p
     assert not [p for p in user_cache.rglob("*") if p.suffix in (".nbi", ".nbc")]   # nothing compiled, saved
     assert not [m for m in result["log"] if "compiling kernels" in m], result["log"]
     assert all(v == v for v in result["values"])
+
+
+def test_a_second_fmu_whose_first_ones_folder_is_gone_loads_its_shipped_kernels(catalogue_fmu, tmp_path):
+    """Two FMUs of one library version in one process, the first one's extraction folder deleted before the second
+    is instantiated (fmpy's simulate_fmu does that): the second still finds its shipped kernels. Before, the
+    library copy (imported from the first folder) hashed its kernel sources again from the deleted folder, took
+    another cache name, refused the second FMU's kernels ("precompiled kernels not used: ... kernel sources") and
+    compiled for minutes."""
+    code, result, user_cache = _fresh_run([catalogue_fmu("pendulum"), catalogue_fmu("fourbar")], tmp_path)
+    assert code == 0, result
+    assert not [m for m in result["log"] if "not used" in m or "compiling kernels" in m], result["log"]
+    assert result["misses"] == 0, result
+    assert not [p for p in user_cache.rglob("*") if p.suffix in (".nbi", ".nbc")]
 
 
 def test_without_shipped_kernels_the_fmu_logs_that_it_compiles(pendulum_fmu, tmp_path):

@@ -17,6 +17,7 @@ The cache root is ``$FMU_MBS_CACHE_DIR`` or ``$XDG_CACHE_HOME/fmu-mbs`` (default
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -26,7 +27,11 @@ import numba
 _KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+@functools.cache
 def _kernel_source_hash() -> str:
+    """Of the kernel sources as imported, read once: an FMU's copy may be imported from an extraction folder that
+    its host deletes later (fmpy does), and a hash of the files still there named another cache, so a second FMU
+    in that process found neither its user cache nor its shipped kernels and compiled for minutes."""
     h = hashlib.sha1(numba.__version__.encode())
     for path in sorted(Path(_KERNEL_DIR).rglob("*.py")):
         if "__pycache__" in path.parts:
