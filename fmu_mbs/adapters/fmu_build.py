@@ -150,6 +150,9 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
         script.write_text(SCRIPT.format(name=model.name, package=package, ident=ident, description=description),
                           encoding="utf-8")
         old_path = list(sys.path)
+        loaded = {name: mod for name, mod in sys.modules.items() if name.split(".")[0] == package}
+        for name in loaded:     # the build imports the staged copy, as in a fresh process
+            del sys.modules[name]
         try:
             FmuBuilder.build_FMU(script, dest=fmu_path,
                                  project_files=[stage / package, stage / "model.json", stage / "requirements.txt"],
@@ -159,9 +162,12 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
             sys.path[:] = old_path
             # pythonfmu imported the entry script and the library copy from the staging folder, which is deleted
             # below: forget both, so that an FMU run later in this process imports the copy it carries (a module of
-            # the deleted folder fails at its first lazy import, e.g. model/modal_data.py)
+            # the deleted folder fails at its first lazy import, e.g. model/modal_data.py). A copy that FMUs of
+            # this process had loaded before is put back as it was: dropping it too left their instances to import
+            # parts of it again beside the old ones, and classes of two imports met ("KeyError: <class ...Bushing>")
             for name in [m for m in sys.modules if m == module or m.split(".")[0] == package]:
                 del sys.modules[name]
+            sys.modules.update(loaded)
         _install_binary(fmu_path, stage, module, ident)
     if precompile:
         from .kernel_precompile import add_to_fmu
