@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -34,19 +33,12 @@ def _load_runner():
     return module
 
 
-def _extract(fmu: Path, folder: Path) -> Path:
-    shutil.rmtree(folder, ignore_errors=True)
-    with zipfile.ZipFile(fmu) as z:
-        z.extractall(folder)
-    return folder
-
-
 @pytest.fixture(scope="module")
 def host(tmp_path_factory, catalogue_fmu):
     """(runner module, host executable, extracted crane FMU, feed-forward force f0 in N)."""
     runner = _load_runner()
     out = tmp_path_factory.mktemp("native_host")
-    crane = _extract(catalogue_fmu("crane"), out / "crane")
+    crane = runner.extract(catalogue_fmu("crane"), out / "crane")
     return runner, runner.compile_host(out), crane, runner.holding_force()
 
 
@@ -172,7 +164,7 @@ def test_every_catalogue_fmu_runs_in_an_empty_environment(host, tmp_path, catalo
     from concurrent.futures import ThreadPoolExecutor
 
     models = sorted(p.stem for p in (ROOT / "models").glob("*.json"))
-    folders = {m: _extract(catalogue_fmu(m), tmp_path / m) for m in models}
+    folders = {m: host[0].extract(catalogue_fmu(m), tmp_path / m) for m in models}
 
     def run(model):
         return _run(host, "--input", "-", "--const", "0", "--stop", "0.02", "--step", "0.01",
@@ -201,7 +193,7 @@ def test_missing_python_is_reported_in_the_fmi_log(host, tmp_path):
 def test_python_named_in_a_file_next_to_the_fmu_and_a_venv(host, tmp_path, catalogue_fmu):
     """fmu-mbs-python.txt in the FMU's folder names the Python (here a venv); the venv's site folder is set up,
     .pth files included (a .pth line that prints proves it ran)."""
-    unzipped = _extract(catalogue_fmu("crane"), tmp_path / "crane")
+    unzipped = host[0].extract(catalogue_fmu("crane"), tmp_path / "crane")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True)
     site_dir = next((venv / "lib").glob("python*/site-packages"))

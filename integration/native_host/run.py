@@ -54,12 +54,15 @@ def build_and_extract(dest: Path, model: str = "crane") -> Path:
     """Build a catalogue FMU into dest and extract it to dest/<model> (a fixed folder, as a tool would)."""
     from fmu_mbs.adapters.fmu_build import build_fmu
 
-    fmu = build_fmu(ROOT / "models" / f"{model}.json", dest)
-    unzipped = dest / model
-    shutil.rmtree(unzipped, ignore_errors=True)
+    return extract(build_fmu(ROOT / "models" / f"{model}.json", dest), dest / model)
+
+
+def extract(fmu: Path, folder: Path) -> Path:
+    """Unzip ``fmu`` into ``folder`` (emptied first), as a tool would; returns the folder."""
+    shutil.rmtree(folder, ignore_errors=True)
     with zipfile.ZipFile(fmu) as z:
-        z.extractall(unzipped)
-    return unzipped
+        z.extractall(folder)
+    return folder
 
 
 def holding_force() -> float:
