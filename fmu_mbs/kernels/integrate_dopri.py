@@ -90,6 +90,7 @@ FAC_MAX = 10.0      # h_new / h <= 10
 TOO_MANY_STEPS = 20
 STEP_TOO_SMALL = 21
 REDO = 22           # internal: the step is rejected and retried with a fifth of its size
+MAX_REFUSALS = 40   # refused projections in a row before STEP_TOO_SMALL (0.2^40 of the first size: none passes)
 
 #: DopriWork.ctl: the controller's memory and counters, kept between calls
 C_H = 0             # step size proposal (s; 0: choose one)
@@ -222,21 +223,22 @@ def try_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, rtol, atol):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def accept_step(m, sv, bv, pat, st, ws, dw, opt, t1, hs, rtol, atol, balance, noncons, V):
+def accept_step(m, sv, bv, pat, st, ws, dw, opt, t1, hs, rtol, atol, balance, noncons, V, limit):
     """Complete an accepted step ending at t1: projections onto the position and velocity constraints
     (integrate_dopri_project), the seventh stage's element states committed, the end state's accelerations
     (re-evaluated if a projection moved it), the after-step hooks, the work over the step (trapezoidal rule on the
     powers). Returns (status, detail, elastic energy J of the end state, 1 if it was re-evaluated else 0); status
     REDO, nothing committed: a projection refused the step (T singular at the new positions, the position passes
     not converging, or a correction beyond the error tolerance: a loose tolerance let the step leave the
-    constraints), its reason in ctl[C_REFUSED]."""
+    constraints), its reason in ctl[C_REFUSED]. ``limit``: apply the projection-size rule (not at a breakpoint,
+    where a driver's rate may jump by itself: a table's end holds its last value)."""
     q, qd, qdd = st.q, st.qd, st.qdd
     n = q.shape[0]
     ctl = dw.ctl
     for i in range(n):
         ws.q0[i] = q[i]
         ws.qd0[i] = qd[i]
-    refused, row, factorised = project_step(m, bv, pat, st, ws, t1, opt.tol, opt.c, opt.pivot, rtol, atol, True)
+    refused, row, factorised = project_step(m, bv, pat, st, ws, t1, opt.tol, opt.c, opt.pivot, rtol, atol, limit)
     if refused != 0:
         ctl[C_REFUSED] = refused
         ctl[C_REFUSED_T] = t1 - hs
@@ -334,6 +336,7 @@ def dopri_advance(m, pat, st, ws, opt, dw, t_out, t_stop, rtol, atol, h_max, eve
     ev_end = -1.0      # an event lies before this time (s) while it is being bracketed
     h_event = h        # the step size proposal before the bracketing
     steps = 0
+    refusals = 0       # projections refused in a row
     for io in range(t_out.shape[0]):
         target = t_out[io]
         eps = 1e-13 * max(1.0, abs(target))
@@ -367,8 +370,9 @@ def dopri_advance(m, pat, st, ws, opt, dw, t_out, t_stop, rtol, atol, h_max, eve
             if err <= 1.0 and not bisect:
                 t0 = t
                 t = end if snapped else t + hs
+                at_break = snapped and ib < t_stop.shape[0] and abs(t_stop[ib] - t) <= eps
                 status, detail, V, moved = accept_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, rtol, atol, balance,
-                                                       noncons, V)
+                                                       noncons, V, not at_break)
                 evals += moved
                 if status == REDO:
                     back_to_start(st, dw)
@@ -376,7 +380,11 @@ def dopri_advance(m, pat, st, ws, opt, dw, t_out, t_stop, rtol, atol, h_max, eve
                     h = FAC_MIN * hs
                     rejected += 1
                     ctl[C_REJECTED] += 1.0
+                    refusals += 1
+                    if refusals > MAX_REFUSALS:   # a step that snaps to the same end is refused whatever h says
+                        return STEP_TOO_SMALL, io, t
                     continue
+                refusals = 0
                 sc[SC_T] = t
                 if status != OK:
                     return status, io, detail
