@@ -81,9 +81,9 @@ def test_kernel_subfolders_are_covered_by_the_content_hash_cache(tmp_path, monke
     (tmp_path / "system.py").write_text("X = 1\n")
     (tmp_path / "families" / "spring.py").write_text("K = 1.0\n")
     monkeypatch.setattr(kernels, "_KERNEL_DIR", str(tmp_path))
-    before = kernels._kernel_source_hash()
+    before = kernels._hash_sources(str(tmp_path))
     (tmp_path / "families" / "spring.py").write_text("K = 2.0\n")
-    assert kernels._kernel_source_hash() != before
+    assert kernels._hash_sources(str(tmp_path)) != before
     assert kernels._in_kernel_tree(str(tmp_path / "families" / "spring.py"))
     assert kernels._in_kernel_tree(str(tmp_path / "system.py"))
     assert not kernels._in_kernel_tree(str(tmp_path.parent / "analyses" / "evaluate.py"))

@@ -27,18 +27,23 @@ import numba
 _KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+def _hash_sources(folder: str) -> str:
+    """Hash of the numba version and every kernel source file under ``folder`` (path and bytes)."""
+    h = hashlib.sha1(numba.__version__.encode())
+    for path in sorted(Path(folder).rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        h.update(path.relative_to(folder).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
 @functools.cache
 def _kernel_source_hash() -> str:
     """Of the kernel sources as imported, read once: an FMU's copy may be imported from an extraction folder that
     its host deletes later (fmpy does), and a hash of the files still there named another cache, so a second FMU
     in that process found neither its user cache nor its shipped kernels and compiled for minutes."""
-    h = hashlib.sha1(numba.__version__.encode())
-    for path in sorted(Path(_KERNEL_DIR).rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
-        h.update(path.relative_to(_KERNEL_DIR).as_posix().encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+    return _hash_sources(_KERNEL_DIR)
 
 
 def kernel_cache_dir(package: str | None = None) -> str:
