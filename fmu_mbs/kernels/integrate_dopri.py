@@ -91,6 +91,8 @@ TOO_MANY_STEPS = 20
 STEP_TOO_SMALL = 21
 REDO = 22           # internal: the step is rejected and retried with a fifth of its size
 MAX_REFUSALS = 40   # refused projections in a row before STEP_TOO_SMALL (0.2^40 of the first size: none passes)
+LENIENT_AFTER = 4   # refusals in a row after which the size rule is dropped: a correction that survived a step
+                    # 5^4 times smaller is no drift but a jump of the constraints (an undeclared breakpoint)
 
 #: DopriWork.ctl: the controller's memory and counters, kept between calls
 C_H = 0             # step size proposal (s; 0: choose one)
@@ -372,7 +374,7 @@ def dopri_advance(m, pat, st, ws, opt, dw, t_out, t_stop, rtol, atol, h_max, eve
                 t = end if snapped else t + hs
                 at_break = snapped and ib < t_stop.shape[0] and abs(t_stop[ib] - t) <= eps
                 status, detail, V, moved = accept_step(m, sv, bv, pat, st, ws, dw, opt, t, hs, rtol, atol, balance,
-                                                       noncons, V, not at_break)
+                                                       noncons, V, not at_break and refusals < LENIENT_AFTER)
                 evals += moved
                 if status == REDO:
                     back_to_start(st, dw)
