@@ -3,11 +3,12 @@ same rod (ObjectFFRFreducedOrder with our 12 modes on a point cloud, its invaria
 integrator and joints) gives the mid-span deflection and the slider position that fmu-mbs gives.
 
 Measured 2026-11-26 (both codes at h = 12.5 us, 0.3 s): the deflection histories differ by 0.35 % of the 0.475 mm peak
-and the slider by 4e-8 m; the remaining difference comes from the invariants that are quadratic in the mode shapes
-(fmu-mbs: nodal form with the consistent mass; Exudyn: the cloud's exact integrals; up to 10 % apart in single
-entries). At h = 0.2 ms each code's integration error is 0.55 % of the peak, about the same in both (second-order
-schemes). Tolerances: 1.5 % of the peak for the deflection, 1 um for the slider, whose elastic displacement is tens of
-micrometres (tests/test_flexible_slider_crank.py). Skipped without exudyn (``pip install .[bench]``)."""
+and the slider by 4e-8 m. The invariants quadratic in the mode shapes differ (fmu-mbs: nodal form with the
+consistent mass; Exudyn: the cloud's exact integrals; up to 10 % in single entries) but do not explain it (Exudyn
+given fmu-mbs's: 0.347 %); it grows with the crank speed, cause not found. At h = 0.2 ms each code's integration
+error is 0.55 % of the peak, about the same in both (second-order schemes). Tolerances: 1.5 % of the peak for
+the deflection, 1 um for the slider, whose elastic displacement is tens of micrometres
+(tests/test_flexible_slider_crank.py). Skipped without exudyn (``pip install .[bench]``)."""
 
 from __future__ import annotations
 
