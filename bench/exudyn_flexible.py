@@ -10,8 +10,8 @@ attempt): Exudyn's FFRF object is written for solid meshes, 3 translations per m
 translation rows only and Exudyn computes every inertia invariant from Psi_t^T M_t Psi_t. A beam mode set has 6 DOFs
 per node: the end interface's twist mode (I2.rx) has no translation anywhere, so Exudyn's reduced mass gets a zero
 row and column (its smallest eigenvalue 1e-17 against 1e-7 of ours): singular; and the consistent beam mass couples
-translations to node rotations (Hermite shape functions), which translation rows cannot carry (the reduced mass of
-the bending modes comes out 8 % low). Also Exudyn's MarkerSuperElementRigid needs mesh nodes that are not on one line,
+translations to node rotations (Hermite shape functions), which translation rows cannot carry (the reduced mass's
+eigenvalues come out up to 8 % low). Also Exudyn's MarkerSuperElementRigid needs mesh nodes that are not on one line,
 and all beam nodes are.
 
 What Exudyn gets here instead: our mode shapes (the same 12 columns) evaluated on a point cloud of the rod, from which
