@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
+
 # body kinds (one module each in kernels/bodies/, dispatched by kernels/bodies/dispatch.py)
 POINT_MASS = 0
 PLANAR = 1
@@ -47,10 +49,13 @@ FN_HARMONIC = 4     # [amplitude, omega, phase, offset]
 FN_TABLE_LINEAR = 5  # [t_0..t_n-1, v_0..v_n-1], len = 2n
 FN_TABLE_CUBIC = 6   # [t_0..t_n-1, c (4 x (n-1)) descending powers], len = n + 4(n-1)
 
-# force-evaluation modes (the energy split evaluates the forces three times, switching terms off by mode)
-MODE_FULL = 0            # every force: springs, dampers, friction, time functions, inputs, power ports
-MODE_DAMPED = 1          # without inputs, time functions and power ports (actuators, hydraulics, passive cylinders)
-MODE_CONSERVATIVE = 2    # gravity and springs only (no dampers, no friction)
+# force-evaluation modes (the energy split evaluates the forces three times, switching terms off by mode).
+# numpy integers, not Python ints: numba types a Python int constant passed as an argument as Literal[int](value)
+# and compiles the callee, and every kernel it calls, once per literal; an int64 constant gives every force kernel
+# one signature (a quarter of the force tree's cold compile, docs/performance.md "Where a cold compile goes")
+MODE_FULL = np.int64(0)          # every force: springs, dampers, friction, time functions, inputs, power ports
+MODE_DAMPED = np.int64(1)        # no inputs, time functions, power ports (actuators, hydraulics, passive cylinders)
+MODE_CONSERVATIVE = np.int64(2)  # gravity and springs only (no dampers, no friction)
 
 #: fields of ModelArrays shared by every family: bodies, markers, constraint rows, function pools, initial element
 #: states, contact shapes and signatures (the contact state table's [address, records] included); the families'
