@@ -221,12 +221,13 @@ MODELS = {
 }
 
 
-def child(code: str, cache_dir: str, user_cache: bool = False) -> tuple[dict, float]:
-    """Run code in a fresh Python process with the given kernel cache (``user_cache``: the user's own); returns its
-    JSON line and the wall time at which the process was started."""
+def child(code: str, cache_dir: str, user_cache: bool = False, env_extra: dict | None = None) -> tuple[dict, float]:
+    """Run code in a fresh Python process with the given kernel cache (``user_cache``: the user's own) and extra
+    environment variables; returns its JSON line and the wall time at which the process was started."""
     os.makedirs(os.path.join(cache_dir, "numba"), exist_ok=True)
     env = dict(os.environ) if user_cache else dict(os.environ, FMU_MBS_CACHE_DIR=cache_dir,
                                                    NUMBA_CACHE_DIR=os.path.join(cache_dir, "numba"))
+    env.update(env_extra or {})
     for var in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES"):
         env.pop(var, None)
     t0 = time.time()
@@ -332,6 +333,10 @@ def main() -> None:
 
         cache = caches[-1]
         builds = {("" if label == "this tree" else f" ({label})"): build for label, build in builds.items()}
+        # this tree's FMUs once more with the binary's step lane off (FMU_MBS_STEP_LANE=0): every call through the
+        # bridge's Python, as before the lane (adapters/step_lane.py)
+        variants = {label: (build, {}) for label, build in builds.items()}
+        variants[" (lane off)"] = (builds[""], {"FMU_MBS_STEP_LANE": "0"})
         for name in MODELS:   # the cache holds the pendulum's kernels; this adds the four-bar's, if any
             for build in builds.values():
                 startup(build[name], cache)
@@ -339,23 +344,23 @@ def main() -> None:
               f"us (median of {args.rounds} alternating run(s) per FMU)")
         cols = ("setReal", "doStep", "getReal", "step", "p90 step", "library", "ALF advance", "kernel, packed",
                 "kernel, named tuple")
-        width = max(len(f"{n}{label}") for n in MODELS for label in builds)
+        width = max(len(f"{n}{label}") for n in MODELS for label in variants)
         print(f"  {'model':{width}s}" + "".join(f" {c.split(', ')[-1]:>11s}" for c in cols) + f" {'/ no-op':>8s}")
         print(f"  {'no-op FMU':{width}s}" + "".join(f" {noop[c] / 1e3:11.1f}" for c in cols[:5]) + " " * 48
               + f" {1.0:8.2f}")
         for name, m in MODELS.items():
-            runs = {label: [] for label in builds}
+            runs = {label: [] for label in variants}
             for _ in range(args.rounds):
-                for label, build in builds.items():
+                for label, (build, env_extra) in variants.items():
                     runs[label].append(child(FMU_STEPS.format(steps=args.steps, fmu=str(build[name]),
                                                               input=m["input"], outputs=m["outputs"],
-                                                              u_expr=m["u_expr"]), cache)[0])
+                                                              u_expr=m["u_expr"]), cache, env_extra=env_extra)[0])
             model = str(ROOT / "models" / f"{name}.json")
             # the library's children use the user's kernel cache (an empty one would compile the library)
             lib, _ = child(LIBRARY_STEPS.format(steps=args.steps, model=model, input=m["input"],
                                                 u_expr=m["u_expr"]), cache, user_cache=True)
             calls, _ = child(KERNEL_CALLS.format(steps=args.steps, model=model), cache, user_cache=True)
-            for label in builds:
+            for label in variants:
                 res = {c: statistics.median(r[c] for r in runs[label]) for c in runs[label][0]}
                 if not label:
                     res.update(lib, **calls)
@@ -365,7 +370,8 @@ def main() -> None:
               "  library: the same work without FMI (ALF advance + output channels), in a process of its own;\n"
               "  packed / named tuple: the one-call step's kernel called from Python with its arguments packed into\n"
               "  one table (what the FMU does) or as one named tuple of arrays, in one process (this tree);\n"
-              "  no-op FMU: a pythonfmu FMU whose doStep returns at once; / no-op: step over the no-op FMU's step")
+              "  no-op FMU: a pythonfmu FMU whose doStep returns at once; / no-op: step over the no-op FMU's step;\n"
+              "  (lane off): this tree's FMU with FMU_MBS_STEP_LANE=0 (every FMI call through the bridge's Python)")
 
 
 if __name__ == "__main__":

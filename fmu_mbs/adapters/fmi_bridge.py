@@ -15,6 +15,7 @@ Messages with status fmi2OK are sent only with logging on; warnings and errors a
 from __future__ import annotations
 
 import math
+import os
 import traceback
 from collections.abc import Callable
 
@@ -22,6 +23,7 @@ import numpy as np
 from pythonfmu import Fmi2Causality, Fmi2Variability, Integer, Real
 
 from . import fmu_state, shipped_kernels
+from .step_lane import StepLane
 
 OK, WARNING, DISCARD, ERROR, FATAL = range(5)
 SMALL = 16   # up to this many values per call, plain Python beats numpy's per-call overhead
@@ -92,6 +94,8 @@ class Instance:
         self._cls, self._resources, self._name, self._visible = cls, resources, name, visible
         self._log, self.logging_on, self.categories = log, bool(logging_on), None
         self.freed = False
+        self.lane: StepLane | None = None      # the binary's step lane (use_lane), if it has one
+        self._last_time = np.zeros(1)          # fmi2LastSuccessfulTime (s); the lane writes it too
         # kernels compiled at build time (resources/numba-kernels) where the user's cache lacks them; a kernel in
         # neither is compiled, and the first such compile is logged as a warning (shows with logging off)
         shipped_kernels.set_reporter(self._report_compile)
@@ -101,6 +105,8 @@ class Instance:
         self._new_slave()
 
     def _new_slave(self) -> None:
+        if self.lane is not None:
+            self.lane.forget()
         self.slave = self._cls(instance_name=self._name, resources=self._resources, visible=self._visible)
         self.mode, self.dirty, self.last_time = INSTANTIATED, True, 0.0
         self.vars = list(self.slave.vars.values())
@@ -120,6 +126,20 @@ class Instance:
                                getattr(v, "max", None)))
         self.kind_list, self.pos_list = self.kind.tolist(), self.out_pos.tolist()   # for the per-value paths
         self.flush()
+
+    @property
+    def last_time(self) -> float:
+        return float(self._last_time[0])
+
+    @last_time.setter
+    def last_time(self, value: float) -> None:
+        self._last_time[0] = value
+
+    def use_lane(self, arm: Callable) -> None:
+        """Called by the binary after fmi2Instantiate: its step lane's arm function (adapters/step_lane.py); with
+        FMU_MBS_STEP_LANE=0 in the environment every call goes through this bridge (a diagnostic switch)."""
+        if os.environ.get("FMU_MBS_STEP_LANE", "1") != "0":
+            self.lane = StepLane(arm)
 
     # --- logging ------------------------------------------------------------------------------------
     def emit(self, status: int, message: str, category: str | None = None) -> None:
@@ -184,12 +204,17 @@ class Instance:
         return OK
 
     @_guarded("fmi2DoStep", (STEP,))
-    def do_step(self, t: float, h: float, no_set_prior: int) -> int:
+    def do_step(self, t: float, h: float, no_set_prior: int, lane_code: int = -1) -> int:
+        """``lane_code`` >= 0: the binary's step lane ran the one-call step kernel, which declined the step with
+        this code (the slave restores and takes its general path); -1: the lane did not run."""
         if not (math.isfinite(h) and h >= 0.0):
             raise UsageError(f"communicationStepSize must be finite and >= 0, got {h}")
-        if not self.slave.do_step(t, h):
+        ok = self.slave.do_step(t, h) if lane_code < 0 else self.slave.resume_step(t, h, lane_code)
+        if not ok:
             return DISCARD
         self.last_time = t + h
+        if self.lane is not None:
+            self.lane.offer(self.slave, self.vars, self.rules, self.pos_list, self._last_time)
         return OK
 
     @_guarded("fmi2Terminate", (STEP, FAILED))
@@ -205,6 +230,8 @@ class Instance:
 
     def free(self) -> None:
         self.flush()
+        if self.lane is not None:
+            self.lane.forget()
         self.slave = None
         self.freed = True
 

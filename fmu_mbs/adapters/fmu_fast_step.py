@@ -51,16 +51,17 @@ class FastStep:
                 or needs_after_step(cm.arrays)):
             return None
         capacity = max(MIN_SUBSTEPS, int(substeps))
-        (zs, zn, Q, fr, rows, mrows, out, cw, plan, q_local, angle_local, planar, is_angle, prev_s, has_prev, raw,
-         off, gather) = chan.kernel_arguments()
+        (zs, zn, Q, fr, rows, mrows, out, cw, plan, q_local, angle_local, planar, is_angle, prev_s, prev_phi, has_prev,
+         raw, off, gather) = chan.kernel_arguments()
         empty = integ._empty
         args = CommArgs(m=cm.arrays, pat=integ._pat, st=integ.state, ws=integ._ws, opt=integ.opt,
                         rep=np.zeros((capacity, N_REP)), rec_q=empty[0], rec_lam=empty[3], rec_z=empty[4],
                         saved=integ.save(), u_set=slave.u_set, u_prev=slave.u_prev, ms=cm.measure, ev_zs=zs,
                         ev_zn=zn, ev_Q=Q, fr=fr, rows=rows, mrows=mrows, out=out, cw=cw, plan=plan,
                         q_local=q_local, angle_local=angle_local, planar=bool(planar), is_angle=is_angle,
-                        prev_s=prev_s, prev_scratch=np.empty_like(prev_s), has_prev=bool(has_prev), raw=raw,
-                        off=off, chan_plan=gather, sums=int(chan._off["sums"]), y=slave.y)
+                        prev_s=prev_s, prev_scratch=np.empty_like(prev_s), prev_phi=prev_phi,
+                        has_prev=bool(has_prev), raw=raw, off=off, chan_plan=gather, sums=int(chan._off["sums"]),
+                        y=slave.y)
         return cls(integ, integ.sc, float(integ.step), capacity, bool(has_prev), pack(args))
 
     def run(self, t: float, H: float) -> int | None:
@@ -68,12 +69,22 @@ class FastStep:
         (nothing changed); else the kernel's code, with the state put back at t."""
         t0 = float(self.sc[0])
         span = (t + H) - t0
+        # the FMU binary's step lane (adapters/native/step_lane.c, lane_do_step) makes the same checks and call
         if not (0.0 < H < math.inf and span > 0.0 and abs(t - t0) <= 1e-9 * max(1.0, abs(t))):
             return None
         n = max(1, math.ceil(span / self.step * (1.0 - 1e-9)))   # as ALFIntegrator.advance_to
         if n > self.capacity:
             return None
         code = packed_comm_step(self.args.table, self.args.layout, n, span / n, t + H)
+        self.declined(code)
+        return code
+
+    def declined(self, code: int) -> None:
+        """After the kernel returned ``code``: a failed step's state is put back at the step's start."""
         if code != 0 and code != BAD_INPUT:
             self.integ.restore(self.args.tree.saved)
-        return code
+
+    def lane(self) -> tuple[int, float, int, np.ndarray, object]:
+        """What the FMU binary's step lane needs to run this step (adapters/step_lane.py): the address of the
+        integrator's time t (sc[0]), the nominal substep (s), the report's capacity, the table and layout."""
+        return self.sc.ctypes.data, self.step, self.capacity, self.args.table, self.args.layout

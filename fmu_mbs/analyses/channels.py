@@ -131,12 +131,14 @@ class ChannelEvaluator:
     def kernel_arguments(self) -> tuple:
         """The arguments of kernels.channel_values.channel_values that this evaluator owns, for a caller that runs
         it inside numba (kernels/comm_step.py): (zs, zn, Q, fr, rows, mrows, out, cw, plan, q_local, angle_local,
-        planar, is_angle, prev_s, has_prev, raw, off, gather plan); the channels are ``raw[gather plan]``. Arrays
-        are the live ones (valid until the contact workspace grows or the unwrap memory is replaced)."""
+        planar, is_angle, prev_s, prev_phi, has_prev, raw, off, gather plan); the channels are ``raw[gather plan]``
+        once the caller has written the energy sums and a planar model's angles (kernels.channel_values.
+        planar_angles, as finish_planar). Arrays are the live ones (valid until the contact workspace grows or the
+        unwrap memory is replaced)."""
         ev, ws = self.ev, self.ev.ws
         return (ev.zs, ev.zn, ev.Q, ws.fr, ws.rows, self._mrows, ws.out, ws.cw, self._plan_arrays, self._q_local,
-                self._angle_local, self.cm.model.planar, self._is_angle, self._prev_s, self._has_prev, self._raw,
-                self._off_blocks, self._plan)
+                self._angle_local, self.cm.model.planar, self._is_angle, self._prev_s, self._prev_phi, self._has_prev,
+                self._raw, self._off_blocks, self._plan)
 
     def finish_planar(self) -> None:
         """Planar models: the frame angles ``phi`` (rad) from the quaternion entries the kernel wrote into the raw
@@ -165,6 +167,12 @@ class ChannelEvaluator:
     def finishes_in_python(self) -> bool:
         """Whether some channels are filled in Python after the channel kernel (planar angles, modal bodies)."""
         return self._planar or self._modal is not None
+
+    @property
+    def has_modal(self) -> bool:
+        """Whether modal-body channels are filled in Python (finish_modal) after every kernel evaluation, the one-call
+        step's included (which computes the planar angles itself)."""
+        return self._modal is not None
 
     def reset(self) -> None:
         """Forget the previous state (angle unwrapping and RSDA turn counting restart)."""

@@ -144,6 +144,25 @@ def channel_values(m, ms, t, q, qd, qdd, lam, u, zs, zn, Q, fr, rows, mrows, out
     return V
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def planar_angles(raw, off, nm, prev_phi, has_prev):
+    """A planar model's marker angles phi = 2 atan2(q_z, q_w) (rad) from the quaternions in ``raw`` into raw after
+    the energy sums (analyses.channels.ChannelEvaluator's "phi" block), continuous against ``prev_phi`` if
+    ``has_prev`` (else in (-pi, pi]); ``prev_phi`` becomes them. Scalar libm calls in the order of
+    ChannelEvaluator.finish_planar, which does the same in Python: the same bits."""
+    off_phi = off[7] + 4
+    for k in range(nm):
+        base = off[0] + MARKER_VALUES * k
+        phi = 2.0 * math.atan2(raw[base + 12], raw[base + 9])
+        if has_prev:
+            jump = phi - prev_phi[k]
+            phi = prev_phi[k] + math.atan2(math.sin(jump), math.cos(jump))
+        else:
+            phi = math.atan2(math.sin(phi), math.cos(phi))
+        prev_phi[k] = phi
+        raw[off_phi + k] = phi
+
+
 @njit(cache=True)
 def channel_rows(m, ms, t, q, qd, qdd, lam, u, z, iterations, residual, sums, u_cur, zs, zn, Q, fr, rows, mrows, out,
                  cw, plan, q_local, angle_local, planar, is_angle, prev_s, prev_phi, has_prev, raw, off, gather, first,
@@ -159,7 +178,6 @@ def channel_rows(m, ms, t, q, qd, qdd, lam, u, z, iterations, residual, sums, u_
     n_rows = t.shape[0]
     nm = m.marker_body.shape[0]
     off_sums = off[7] + 2
-    off_phi = off_sums + 2
     scratch = prev_s.copy()
     prev = has_prev
     for i in range(first, n_rows):
@@ -180,16 +198,7 @@ def channel_rows(m, ms, t, q, qd, qdd, lam, u, z, iterations, residual, sums, u_
         raw[off_sums] = sums[i, 0]
         raw[off_sums + 1] = sums[i, 1]
         if planar:
-            for k in range(nm):
-                base = off[0] + MARKER_VALUES * k
-                phi = 2.0 * math.atan2(raw[base + 12], raw[base + 9])
-                if prev:
-                    jump = phi - prev_phi[k]
-                    phi = prev_phi[k] + math.atan2(math.sin(jump), math.cos(jump))
-                else:
-                    phi = math.atan2(math.sin(phi), math.cos(phi))
-                prev_phi[k] = phi
-                raw[off_phi + k] = phi
+            planar_angles(raw, off, nm, prev_phi, prev)
         prev = True
         for k in range(zs.shape[0]):
             zs[k] = zn[k]

@@ -19,7 +19,7 @@ import math
 from numba import njit
 
 from .alf_loop import alf_advance
-from .channel_values import channel_values
+from .channel_values import channel_values, planar_angles
 from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
 from .integrate_alf import OK, REP_ITER, REP_PHI, SC_T, SC_W_DISS, SC_W_IN
 from .model_arrays import arrays_type
@@ -43,7 +43,8 @@ CommArgs = arrays_type("CommArgs", [
     "ev_zs", "ev_zn", "ev_Q", "fr", "rows", "mrows", "out", "cw", "plan", "q_local", "angle_local", "planar",
     "is_angle", "prev_s",            # the channel evaluator's arrays (ChannelEvaluator.kernel_arguments)
     "prev_scratch",  # (nmeas,) the unwrap memory the evaluation writes (copied to prev_s on success)
-    "has_prev",      # bool: prev_s holds a previous state
+    "prev_phi",      # (n_markers,) a planar model's marker angles at the previous call (rad), updated on success
+    "has_prev",      # bool: prev_s and prev_phi hold a previous state
     "raw", "off", "chan_plan",       # the evaluator's raw values, block offsets and channel gather plan
     "sums",          # int: index in raw of energy.dissipated (J); energy.input (J) follows
     "y",             # (n_channels,) every channel, written on success
@@ -83,8 +84,9 @@ def alf_comm_step(a, n_steps, h, t_end):
     or the integrator's failure status) after which the caller restores ``a.saved`` (the State at the call) and
     takes the general path.
 
-    Bookkeeping as the general path: u_prev = u_set, the angle-unwrapping memory ``prev_s`` and the committed
-    element states of the evaluator ``ev_zs`` (= its candidates ev_zn) are updated only on success."""
+    Bookkeeping as the general path: u_prev = u_set, the angle-unwrapping memory ``prev_s``, a planar model's marker
+    angles phi (and their memory ``prev_phi``, as ChannelEvaluator.finish_planar) and the committed element states of
+    the evaluator ``ev_zs`` (= its candidates ev_zn) are updated only on success."""
     st, rep = a.st, a.rep
     for i in range(a.u_set.shape[0]):
         if not math.isfinite(a.u_set[i]):
@@ -112,6 +114,8 @@ def alf_comm_step(a, n_steps, h, t_end):
     _copy(a.u_prev, a.u_set)
     a.raw[a.sums] = st.sc[SC_W_DISS]
     a.raw[a.sums + 1] = st.sc[SC_W_IN]
+    if a.planar:
+        planar_angles(a.raw, a.off, a.prev_phi.shape[0], a.prev_phi, a.has_prev)
     y, raw, chan_plan = a.y, a.raw, a.chan_plan
     for i in range(y.shape[0]):
         y[i] = raw[chan_plan[i]] + 0.0

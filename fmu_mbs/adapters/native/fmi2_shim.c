@@ -121,6 +121,12 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         return NULL;
     }
     comp->inst = inst;
+    PyObject *self = py.LongFromVoidPtr(comp);   /* the step lane (step_lane.c), where the bridge offers it */
+    comp->arm_fn = self ? py.CFunctionNewEx(&arm_lane_def, self, NULL) : NULL;
+    if (self) py.DecRef(self);
+    PyObject *r = comp->arm_fn ? CALL("use_lane", "O", comp->arm_fn) : NULL;
+    if (r) py.DecRef(r);
+    else py.ErrClear();      /* no lane: every call goes to the bridge */
     py.GILRelease(gil);
     return comp;
 #undef FAIL
@@ -141,12 +147,15 @@ void fmi2FreeInstance(fmi2Component c) {
         }
     pthread_mutex_unlock(&registry_lock);
     int gil = py.GILEnsure();
+    lane_off(comp);
     if (comp->inst) {
         PyObject *r = CALL("free", NULL);
         if (r) py.DecRef(r);
         else py.ErrClear();
     }
     lose(comp);
+    lane_free(comp);
+    if (comp->arm_fn) py.DecRef(comp->arm_fn);
     if (comp->log_fn) py.DecRef(comp->log_fn);
     py.GILRelease(gil);
     free(comp->name);
@@ -207,7 +216,15 @@ fmi2Status fmi2Reset(fmi2Component c) {
 
 /* get/set of n values: vr and value arrays as memoryviews (no copies); NULL arrays with n > 0 are refused */
 #define ARRAY_CALL(fn, pyname, vr, n, value, size, writable)                                                       \
-    ENTER(fn);                                                                                                     \
+    if (writable) {   /* a getter: keeps the step lane */                                                          \
+        ENTER_KEEP_LANE(fn);                                                                                       \
+        ARRAY_CALL_BODY(pyname, vr, n, value, size, writable);                                                     \
+    } else {                                                                                                       \
+        ENTER(fn);                                                                                                 \
+        ARRAY_CALL_BODY(pyname, vr, n, value, size, writable);                                                     \
+    }
+
+#define ARRAY_CALL_BODY(pyname, vr, n, value, size, writable)                                                      \
     if ((n) && (!(vr) || !(value))) {                                                                              \
         LOG_ERROR(comp, "%s: %zu values but %s array is NULL", fn_name, (size_t)(n), !(vr) ? "the valueReference" \
                   : "the value");                                                                                  \
@@ -221,6 +238,11 @@ fmi2Status fmi2Reset(fmi2Component c) {
     LEAVE(status_of(comp, res_, fn_name))
 
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[]) {
+    {
+        ENTER_KEEP_LANE("fmi2GetReal");
+        if (lane_get_real(comp, vr, nvr, value)) LEAVE(fmi2OK);
+        py.GILRelease(gil);
+    }
     ARRAY_CALL("fmi2GetReal", "get_real", vr, nvr, value, sizeof(fmi2Real), 1);
 }
 
@@ -233,6 +255,11 @@ fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
 }
 
 fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[]) {
+    {
+        ENTER_KEEP_LANE("fmi2SetReal");
+        if (lane_set_real(comp, vr, nvr, value)) LEAVE(fmi2OK);
+        py.GILRelease(gil);
+    }
     ARRAY_CALL("fmi2SetReal", "set_real", vr, nvr, value, sizeof(fmi2Real), 0);
 }
 
@@ -254,9 +281,18 @@ fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
 
 fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2Real communicationStepSize,
                       fmi2Boolean noSetFMUStatePriorToCurrentPoint) {
-    ENTER("fmi2DoStep");
-    LEAVE(status_of(comp, CALL("do_step", "ddi", currentCommunicationPoint, communicationStepSize,
-                               (int)noSetFMUStatePriorToCurrentPoint), fn_name));
+    ENTER_KEEP_LANE("fmi2DoStep");
+    long code = -1;   /* -1: the lane did not run the kernel */
+    int taken = lane_do_step(comp, currentCommunicationPoint, communicationStepSize, &code);
+    if (taken == 1) LEAVE(fmi2OK);
+    lane_off(comp);
+    if (taken < 0) {
+        char text[4096];
+        LOG_ERROR(comp, "%s: internal error in the FMU's step kernel: %s", fn_name, python_exception(text, sizeof text));
+        LEAVE(fmi2Error);
+    }
+    LEAVE(status_of(comp, CALL("do_step", "ddil", currentCommunicationPoint, communicationStepSize,
+                               (int)noSetFMUStatePriorToCurrentPoint, code), fn_name));
 }
 
 fmi2Status fmi2CancelStep(fmi2Component c) {

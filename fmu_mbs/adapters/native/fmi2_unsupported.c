@@ -41,7 +41,7 @@ fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2Stri
 }
 
 fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value) {
-    ENTER("fmi2GetRealStatus");
+    ENTER_KEEP_LANE("fmi2GetRealStatus");   /* reads only */
     if (s != fmi2LastSuccessfulTime || !value) {
         LOG_ERROR(comp, "%s: %s", fn_name, !value ? "the value pointer is NULL" : "only fmi2LastSuccessfulTime");
         LEAVE(fmi2Error);

@@ -63,6 +63,7 @@ fmi2Status status_of(Component *c, PyObject *r, const char *fn) {
 /* After fmi2Fatal: release the Python instance and its states (GIL held); the component stays registered so that
  * later calls find it and return fmi2Error, until fmi2FreeInstance. */
 void lose(Component *comp) {
+    lane_off(comp);
     for (State *s = comp->states, *next; s; s = next) {
         next = s->next;
         if (s->obj) py.DecRef(s->obj);

@@ -77,14 +77,27 @@ typedef struct State {
     PyObject *bytes;          /* its serialization, kept between fmi2SerializedFMUstateSize and fmi2SerializeFMUstate */
 } State;
 
+/* step_lane.c: the doStep / fmi2SetReal / fmi2GetReal path that needs no bridge call */
+typedef struct {
+    int armed;
+    PyObject *kernel, *table, *layout;   /* kernel(table, layout, n_steps, h, t_end) -> code (0: done) */
+    double *t_now;            /* the integrator's time (s) */
+    double *last_time;        /* the bridge's last successful time (s) */
+    double step;              /* nominal substep (s) */
+    long capacity;            /* substeps the kernel's report holds */
+    size_t n_vars;            /* value references 0 .. n_vars - 1 */
+    double **real_in, **real_out;   /* per value reference: the input it sets / the output it reads, or NULL */
+} StepLane;
+
 typedef struct Component {
     struct Component *next;
     char *name;
     fmi2CallbackLogger logger;
     fmi2ComponentEnvironment env;
     int lost;                 /* after fmi2Fatal: the Python instance is released, every call returns fmi2Error */
-    PyObject *inst, *log_fn;
+    PyObject *inst, *log_fn, *arm_fn;
     State *states;
+    StepLane lane;
 } Component;
 
 #define LOG_ERROR(comp, ...) log_to((comp)->logger, (comp)->env, (comp)->name, fmi2Error, "logStatusError", __VA_ARGS__)
@@ -118,13 +131,26 @@ int locate_python(PyLocation *loc, char *err, size_t nerr);
 const char *python_exception(char *buf, size_t n);
 int ensure_python(char *err, size_t nerr);
 
+/* step_lane.c: the lane (armed by the bridge through arm_lane_def; GIL held in every function) */
+extern PyMethodDef arm_lane_def;
+void lane_off(Component *comp);
+void lane_free(Component *comp);
+int lane_set_real(Component *comp, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[]);
+int lane_get_real(Component *comp, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[]);
+int lane_do_step(Component *comp, double t, double H, long *code);
+
 /* resource_uri.c: fmuResourceLocation (RFC 3986 file URI) -> folder */
 int resources_dir(const char *uri, char *out, size_t n, char *err, size_t nerr);
 
 
-/* Every FMI function on an instance starts with ENTER (the pointer is a live instance, not lost; then the GIL) and
- * leaves through LEAVE (an fmi2Fatal from the bridge loses the instance). */
+/* Every FMI function on an instance starts with ENTER (the pointer is a live instance, not lost; then the GIL; the
+ * step lane disarmed) or, for calls that read only or take the lane themselves, ENTER_KEEP_LANE; it leaves through
+ * LEAVE (an fmi2Fatal from the bridge loses the instance). */
 #define ENTER(fn)                                                                                                  \
+    ENTER_KEEP_LANE(fn);                                                                                           \
+    lane_off(comp)
+
+#define ENTER_KEEP_LANE(fn)                                                                                        \
     static const char *const fn_name = fn;                                                                        \
     Component *comp = (Component *)c;                                                                              \
     if (!component_is_live(c)) {                                                                                   \
