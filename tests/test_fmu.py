@@ -84,7 +84,7 @@ def test_model_description_is_deterministic_with_units(fmus, tmp_path):
     assert set(switches) == {"solver.integrator", "solver.scheme", "solver.input_interpolation"}
     items = {t.name: [(i.name, int(i.value)) for i in t.items] for t in md.typeDefinitions}
     assert items[switches["solver.integrator"].declaredType.name] == [("alf", 0), ("galpha", 1), ("explicit", 2),
-                                                                     ("variable", 3)]
+                                                                     ("variable", 3), ("alf_variable", 4)]
     rho = next(v for v in md.modelVariables if v.name == "solver.rho_inf")
     assert (float(rho.min), float(rho.max)) == (0.0, 1.0)
 

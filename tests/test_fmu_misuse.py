@@ -39,7 +39,7 @@ CASES = {
     "fixed_parameter_after_init": ("pendulum", [("fmi2SetReal", "fmi2Error"), ("fmi2GetReal", "fmi2OK")],
                                    ["'solver.h'", "fixed parameter: it can be set only before"]),
     "enumeration_out_of_range": ("pendulum", [("fmi2SetInteger", "fmi2Error")],
-                                 ["must be one of [0, 1, 2, 3], got 7"]),
+                                 ["must be one of [0, 1, 2, 3, 4], got 7"]),
     "step_before_initialization": ("pendulum", [("fmi2DoStep", "fmi2Error")], ["fmi2DoStep: not allowed in "
                                                                               "Instantiated"]),
     "calls_in_wrong_order": ("pendulum", [("fmi2ExitInitializationMode", "fmi2Error"), ("fmi2GetReal", "fmi2Error"),

@@ -65,7 +65,8 @@ from . import fmu_state
 from .fmu_fast_step import FastStep
 from .fmu_variables import ENUMERATIONS, EnumInteger, UnitReal
 
-INTEGRATORS = {0: "alf", 1: "galpha", 2: "explicit", 3: "variable"}
+INTEGRATORS = {0: "alf", 1: "galpha", 2: "explicit", 3: "variable", 4: "alf-variable"}
+VARIABLE_STEP = ("variable", "alf-variable")   # integrators set by solver.rtol and solver.atol, not solver.h
 DEFAULT_STOP, DEFAULT_STEP = 10.0, 0.01   # DefaultExperiment (s): communication steps of 10 solver.h
 
 #: references to the FMU entry scripts' module dicts (see the KEEPALIVE note in adapters/fmu_build.py)
@@ -140,13 +141,14 @@ class MbsSlave(Fmi2Slave):
                                        description="0 = index-3 augmented Lagrangian, trapezoidal rule; "
                                                    "1 = the same on the generalized-alpha scheme; 2 = explicit "
                                                    "midpoint (contact scenes; h below the stability limit); 3 = "
-                                                   "error-controlled variable steps (solver.rtol, solver.atol)",
+                                                   "error-controlled Dormand-Prince steps, 4 = error-controlled "
+                                                   "trapezoidal steps (3, 4: solver.rtol, solver.atol)",
                                        **par), nested=False)
         real("solver.rtol", "1", lambda: self.rtol, lambda v: setattr(self, "rtol", float(v)),
-             description="variable steps (solver.integrator = 3): relative error bound per step on positions and "
+             description="variable steps (solver.integrator = 3, 4): relative error bound per step on positions and "
                          "velocities", min=1e-13, **par)
         real("solver.atol", "1", lambda: self.atol, lambda v: setattr(self, "atol", float(v)),
-             description="variable steps (solver.integrator = 3): absolute error bound per step (SI units); "
+             description="variable steps (solver.integrator = 3, 4): absolute error bound per step (SI units); "
                          "0 = solver.rtol", min=0.0, **par)
         real("solver.rho_inf", "1", lambda: self.rho_inf, lambda v: setattr(self, "rho_inf", float(v)),
              description="generalized-alpha (solver.integrator = 1): spectral radius at infinite frequency, "
@@ -179,6 +181,8 @@ class MbsSlave(Fmi2Slave):
             real(c.name, c.unit, lambda k=k: self.d_set[k], lambda v, k=k: self.d_set.__setitem__(k, v),
                  causality=Fmi2Causality.input, variability=Fmi2Variability.continuous,
                  description=f"prescribed {c.quantity} of driver '{c.element}'")
+        #: position in ``u_set`` of each declared input (the FMU binary's step lane writes there)
+        self.input_index: dict[str, int] = {self._inputs[k].name: k for k in fmu_inputs(self.model)}
         #: position in ``y`` (every channel is computed) of each declared output
         self.output_index: dict[str, int] = {}
         for k in fmu_outputs(self.model):
@@ -269,11 +273,23 @@ class MbsSlave(Fmi2Slave):
             return False
         t, H = float(current_time), float(step_size)
         fast = self._fast if self._fast is not None else self._build_fast()
+        return self._continue_step(fast, fast.run(t, H) if fast else None, t, H)
+
+    def resume_step(self, current_time: float, step_size: float, code: int) -> bool:
+        """doStep after the FMU binary's step lane ran this instance's one-call step kernel (adapters/step_lane.py),
+        which returned ``code`` (not 0): as do_step from there."""
+        fast = self._fast
+        if not fast:
+            raise RuntimeError("the step lane ran without a one-call step (internal error)")
+        fast.declined(code)
+        return self._continue_step(fast, code, float(current_time), float(step_size))
+
+    def _continue_step(self, fast: FastStep | bool, code: int | None, t: float, H: float) -> bool:
+        """The rest of do_step once the one-call step returned ``code`` (None: not taken or not applicable)."""
+        current_time, step_size = t, H
         if fast:
-            code = fast.run(t, H)
             if code == 0:
-                if self.chan.finishes_in_python:   # planar angles phi, modal channels: fill and gather them
-                    self.chan.finish_planar()
+                if self.chan.has_modal:   # modal channels: fill and gather them (planar angles: the kernel)
                     self.chan.finish_modal(self.integ.state.q, self.integ.state.qd)
                     np.add(self.chan._raw[self.chan._plan], 0.0, out=self.y)
                 if not fast.has_prev:     # the unwrap memory is valid from now on: the kernel must know it
@@ -347,8 +363,8 @@ class MbsSlave(Fmi2Slave):
         kind = INTEGRATORS[self.integrator_kind]
         scheme = ({"rho_inf": self.rho_inf} if kind == "galpha" else
                   {"scheme": ("ali3p", "energy")[self.scheme]} if kind == "alf" else
-                  {"rtol": self.rtol, "atol": self.atol or self.rtol} if kind == "variable" else {})
-        if kind != "variable":   # the variable-step integrator's tol is its projection tolerance (kept at 1e-12)
+                  {"rtol": self.rtol, "atol": self.atol or self.rtol} if kind in VARIABLE_STEP else {})
+        if kind not in VARIABLE_STEP:   # their tol: the projection's (1e-12) / Newton's (from rtol, atol)
             scheme["tol"] = self.tolerance
         self.integ = STEPPERS[kind](cm, self.h, initial, penalty=self.penalty, **scheme)
         self.integ.u[:] = self.u_set
@@ -397,10 +413,10 @@ class MbsSlave(Fmi2Slave):
     def _get_fmu_state(self) -> dict:
         integ = None if self.integ is None else self.integ.save()
         chan = None if self.chan is None else (None if self.chan._prev_s is None else self.chan._prev_s.copy(),
-                                               self.chan.ev.zs.copy())
-        control = getattr(self.integ, "_dw", None)       # the variable-step size controller (step, error)
+                                               self.chan.ev.zs.copy(), self.chan._prev_phi.copy())
+        control = getattr(self.integ, "control_state", None)    # a variable-step size controller
         return {"model_id": self.state_id, "solver": (self.integrator_kind, self.scheme), "integ": integ,
-                "control": np.zeros(4) if control is None else control.ctl.copy(),
+                "control": np.zeros(4) if control is None else control(),
                 "chan": chan, "u_set": self.u_set.copy(), "u_prev": self.u_prev.copy(), "d_set": self.d_set.copy(),
                 "y": self.y.copy()}
 
@@ -425,14 +441,15 @@ class MbsSlave(Fmi2Slave):
                                        f"restored {'after' if self.integ is not None else 'before'} it")
         if state["integ"] is not None:
             self.integ.restore(state["integ"])
-            control = getattr(self.integ, "_dw", None)
+            control = getattr(self.integ, "set_control_state", None)
             if control is not None:     # restore() restarts the controller; the replay continues it instead
-                control.ctl[:] = state["control"]
+                control(state["control"])
         if state["chan"] is not None and self.chan is not None:
-            prev, ref = state["chan"]
+            prev, ref, prev_phi = state["chan"]
             if prev is not None:      # in place, as every array here: the one-call step's table addresses them
                 self.chan._prev_s[:] = prev
             self.chan.ev.zs[:] = ref
+            self.chan._prev_phi[:] = prev_phi    # a planar model's angle memory (the unwrapped phi depend on it)
         self.u_set[:] = state["u_set"]
         self.u_prev[:] = state["u_prev"]
         self.d_set[:] = state["d_set"]

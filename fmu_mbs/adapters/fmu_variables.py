@@ -13,7 +13,9 @@ ENUMERATIONS = {
                    (1, "galpha", "the same on the generalized-alpha scheme"),
                    (2, "explicit", "explicit midpoint (contact scenes; h below the stability limit)"),
                    (3, "variable", "error-controlled Dormand-Prince 5(4) steps (solver.rtol, solver.atol; smooth "
-                                   "models without element states)")),
+                                   "models without element states)"),
+                   (4, "alf_variable", "error-controlled trapezoidal ALI3-P steps (solver.rtol, solver.atol; stiff "
+                                       "models and fast rotations)")),
     "TrapezoidalScheme": ((0, "ali3p", "ALI3-P with projections"),
                           (1, "energy", "energy-consistent (no energy loss on fast rotations)")),
     "InputInterpolation": ((0, "hold", "inputs held over a communication step"),

@@ -23,8 +23,8 @@ from pathlib import Path
 from .shipped_kernels import FOLDER, MANIFEST, PORTABLE_CPU
 
 #: switch settings run besides the defaults (each selects other kernels; model/ and adapters/fmu_slave.py)
-VARIANTS = ({"solver.integrator": 1}, {"solver.integrator": 2}, {"solver.integrator": 3}, {"solver.scheme": 1},
-            {"solver.input_interpolation": 1})
+VARIANTS = ({"solver.integrator": 1}, {"solver.integrator": 2}, {"solver.integrator": 3}, {"solver.integrator": 4},
+            {"solver.scheme": 1}, {"solver.input_interpolation": 1})
 
 #: the FMU run that decides which kernels are shipped (one process; prints one JSON line)
 WORKLOAD = textwrap.dedent("""

@@ -108,6 +108,18 @@ class ALFVariableIntegrator(OutputTimes, ALFIntegrator):
         self._vw.ctl[KA.V_H] = 0.0
         self._vw.ctl[KA.V_H_PREV] = 0.0
 
+    def control_state(self) -> np.ndarray:
+        """The step size controller's state and the previous step's accelerations of the velocity estimate (a
+        copy), which ``restore`` does not put back: an FMU state carries them, so that a replay from a restored state
+        takes the steps of the run that passed through it."""
+        return np.concatenate([self._vw.ctl, self._vw.qdd_p])
+
+    def set_control_state(self, control: np.ndarray) -> None:
+        """Put back a ``control_state`` (after ``restore``)."""
+        n = len(self._vw.ctl)
+        self._vw.ctl[:] = control[:n]
+        self._vw.qdd_p[:] = control[n:]
+
     @property
     def steps_taken(self) -> int:
         """Accepted steps since the start."""

@@ -119,6 +119,15 @@ class VariableStepIntegrator(OutputTimes, ALFIntegrator):
         self._dw.ctl[KD.C_H] = 0.0
         self._dw.ctl[KD.C_ERR] = 0.0
 
+    def control_state(self) -> np.ndarray:
+        """The step size controller's state (a copy), which ``restore`` does not put back: an FMU state carries it,
+        so that a replay from a restored state takes the steps of the run that passed through it."""
+        return self._dw.ctl.copy()
+
+    def set_control_state(self, control: np.ndarray) -> None:
+        """Put back a ``control_state`` (after ``restore``)."""
+        self._dw.ctl[:] = control
+
     @property
     def steps_taken(self) -> int:
         """Accepted steps since the start."""
