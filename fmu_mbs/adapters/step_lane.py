@@ -1,12 +1,13 @@
 """The bridge's side of the FMU binary's step lane (adapters/native/step_lane.c): what the binary may do without
 calling Python, handed over after each doStep that the one-call step kernel took.
 
-A master's loop of fmi2SetReal (inputs), fmi2DoStep and fmi2GetReal (outputs) then costs the kernel plus ~1 us,
-instead of three calls into the bridge (issue 13: 49 us per step for the pendulum, 23 of them the kernel). The lane
-gets the kernel (kernels.comm_step.packed_comm_step) and its packed arguments, the address of the integrator's time,
-of the bridge's last successful time, and per value reference the address of an input in ``MbsSlave.u_set`` or of
-an output in ``MbsSlave.y``. Only held Real inputs without a range or an enumeration are lane inputs (the bridge
-checks those); everything else, and every step the kernel declines, goes through the bridge as before.
+A master's loop of fmi2SetReal (inputs), fmi2DoStep and fmi2GetReal (outputs) then costs the kernel plus a few
+microseconds instead of three calls into the bridge (issue 13). The lane gets the kernel (the compiled entry of
+kernels.comm_step.packed_comm_step for the arguments' layout) and its packed arguments, the address of the
+integrator's time, of the bridge's last successful time, and per value reference the address of an input in
+``MbsSlave.u_set`` or of an output in ``MbsSlave.y``. Only held Real inputs without a range or an enumeration are
+lane inputs (the bridge checks those); everything else, and every step the kernel declines, goes through the bridge
+as before.
 
 The binary disarms the lane before any call into the bridge but a getter, so the addresses are only used while
 the arrays they point into are those of the armed FastStep and slave (both keep them alive).
@@ -22,6 +23,16 @@ from pythonfmu import Fmi2Causality
 from ..kernels.comm_step import packed_comm_step
 
 _DOUBLE = 8   # bytes
+
+
+def _entry(layout) -> Callable:
+    """The compiled packed_comm_step for this layout, called without numba's dispatcher (which types every argument
+    at each call: ~1.5 us of the step); the dispatcher itself if it has no such overload (never after a doStep that
+    took the kernel)."""
+    for sig, compiled in packed_comm_step.overloads.items():
+        if len(sig) > 1 and sig[1] == layout._numba_type_:
+            return compiled.entry_point
+    return packed_comm_step
 
 
 class StepLane:
@@ -44,7 +55,7 @@ class StepLane:
         if self._fast is not fast:
             sc_addr, step, capacity, table, layout = fast.lane()
             self._fast = fast
-            self._args = (packed_comm_step, table, layout, sc_addr, last_time.ctypes.data, step, capacity,
+            self._args = (_entry(layout), table, layout, sc_addr, last_time.ctypes.data, step, capacity,
                           len(variables), self._in.ctypes.data, self._out.ctypes.data)
         self._arm(*self._args)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from .bodies.dispatch import add_body_forces, mass_blocks
@@ -362,7 +363,7 @@ def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, re
     nonzero, _ = scan_inputs(st.u, st.u_last)     # (the start powers stay those of the last step)
     noncons = opt.noncons > 0.0 or nonzero
     mult = has_multiplier_forces(m)
-    n_colors = 0
+    n_colors = np.int64(0)      # not the literal 0: numba would compile fd_force_jacobian once more for it
     for b in range(pat.colors.shape[0]):
         if pat.colors[b] + 1 > n_colors:
             n_colors = pat.colors[b] + 1

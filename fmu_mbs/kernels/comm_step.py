@@ -57,7 +57,7 @@ def _copy(dst, src):
         dst[i] = src[i]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def snapshot(st, saved):
     """Copy every array of the State ``st`` into the State ``saved`` (same shapes)."""
     _copy(saved.sc, st.sc)
@@ -75,8 +75,8 @@ def snapshot(st, saved):
     _copy(saved.gc, st.gc)
 
 
-@njit(cache=True)
-def alf_comm_step(a, n_steps, h, t_end):
+@njit(cache=True, inline="always")
+def comm_step_body(a, n_steps, h, t_end):
     """Advance the State ``a.st`` (CommArgs ``a``; m, pat, ws, opt: as kernels.alf_loop.alf_advance) by ``n_steps``
     substeps of ``h`` (s) to ``t_end`` (s) with the inputs ``a.u_set``, then fill ``a.y`` with every channel
     (``raw[chan_plan]``, raw filled by kernels.channel_values.channel_values at the end state, and the integrator's
@@ -123,6 +123,15 @@ def alf_comm_step(a, n_steps, h, t_end):
 
 
 @njit(cache=True)
+def alf_comm_step(a, n_steps, h, t_end):
+    """comm_step_body on the CommArgs ``a`` passed as one named tuple of arrays (typed and unboxed at every call
+    from Python: the benchmark's comparison, bench/fmu_latency.py)."""
+    return comm_step_body(a, n_steps, h, t_end)
+
+
+@njit(cache=True)
 def packed_comm_step(table, layout, n_steps, h, t_end):
-    """alf_comm_step on the CommArgs packed into ``table`` (kernels/packed_args.py: ``layout`` is its type)."""
-    return alf_comm_step(unpack(table, layout), n_steps, h, t_end)
+    """comm_step_body on the CommArgs packed into ``table`` (kernels/packed_args.py: ``layout`` is its type).
+    The body is inlined (numba IR): called as a function it received the ~200 arrays of CommArgs by value, which
+    cost 4.6 of the 20.4 us per pendulum step (2026-11-26)."""
+    return comm_step_body(unpack(table, layout), n_steps, h, t_end)

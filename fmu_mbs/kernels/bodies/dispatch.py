@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from ..model_arrays import FLEXIBLE, MODAL, PLANAR, POINT_MASS, RIGID
 from ..rotation import cross_v
 from . import flexible, lever, modal, modal_inertia, planar, point_mass, rigid
+
+ZERO = np.int64(0)   # an offset argument that is not the literal 0 (numba compiles a callee once per literal)
 
 
 @njit(cache=True, _nrt=False)
@@ -283,7 +286,7 @@ def mass_blocks(bv, q, mb):
         for i in range(nb):
             for j in range(nb):
                 blk[i, j] = 0.0
-        mass_block(bv.kind[b], bv.q_adr[b], nb, bv.mass[b], bv.inertia[b], bv.flex, b, q, blk, 0, False)
+        mass_block(bv.kind[b], bv.q_adr[b], nb, bv.mass[b], bv.inertia[b], bv.flex, b, q, blk, ZERO, False)
 
 
 @njit(cache=True, _nrt=False)
