@@ -177,6 +177,17 @@ def _exudyn():
     return exudyn
 
 
+def apply_settings(exu, s, settings: dict) -> None:
+    """Set Exudyn simulation settings ``s`` by dotted path ("timeIntegration.newton.relativeTolerance": value); a
+    path ending in solverType takes the name of an ``exu.LinearSolverType``."""
+    for path, value in settings.items():
+        obj = s
+        for part in path.split(".")[:-1]:
+            obj = getattr(obj, part)
+        setattr(obj, path.split(".")[-1], getattr(exu.LinearSolverType, value) if path.endswith("solverType")
+                else value)
+
+
 def _rot_z(a: float) -> np.ndarray:
     c, s = math.cos(a), math.sin(a)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
@@ -292,12 +303,7 @@ def run_exudyn(cm: CompiledModel, start: AssemblyResult, t_end: float, h: float,
     s.solution.sensors.writePeriod = OUTPUT
     s.parallel.numberOfThreads = 1
     s.linearSolver.solverType = exu.LinearSolverType.EigenSparse if n_coords > 40 else exu.LinearSolverType.EXUdense
-    for path, value in (settings or {}).items():           # per-case overrides, e.g. "linearSolver.solverType"
-        obj = s
-        for part in path.split(".")[:-1]:
-            obj = getattr(obj, part)
-        setattr(obj, path.split(".")[-1], getattr(exu.LinearSolverType, value) if path.endswith("solverType")
-                else value)
+    apply_settings(exu, s, settings or {})                 # per-case overrides, e.g. "linearSolver.solverType"
     t0, c0 = time.perf_counter(), time.process_time()
     ok = mbs.SolveDynamic(s)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0

@@ -48,6 +48,9 @@ from fmu_mbs.compiler import CompiledModel, compile_model
 from fmu_mbs.model import load_model
 from fmu_mbs.model.modal_data import modal_data
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench/: the rigid-body comparison's helpers
+from exudyn_compare import apply_settings  # noqa: E402
+
 MODEL = Path(__file__).resolve().parents[1] / "models" / "flexible_slider_crank.json"
 R, L, ALPHA, SLIDER_MASS = 0.15, 0.30, 200.0, 0.05     # m, m, rad/s^2, kg (the catalogue model's values)
 G = (0.0, -9.81, 0.0)
@@ -239,12 +242,7 @@ def run_exudyn(cloud: dict, t_end: float, h: float, settings: dict | None = None
     s.solution.sensors.writePeriod = OUTPUT
     s.parallel.numberOfThreads = 1
     chosen = {**EXUDYN_SETTINGS, **(settings or {})}
-    for path, value in chosen.items():
-        obj = s
-        for part in path.split(".")[:-1]:
-            obj = getattr(obj, part)
-        setattr(obj, path.split(".")[-1], getattr(exu.LinearSolverType, value) if path.endswith("solverType")
-                else value)
+    apply_settings(exu, s, chosen)
     t0, c0 = time.perf_counter(), time.process_time()
     ok = mbs.SolveDynamic(s)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0

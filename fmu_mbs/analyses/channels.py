@@ -14,13 +14,11 @@ one kernel call) give the same numbers.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..compiler import CompiledModel
 from ..compiler.families import needs_after_step
-from ..kernels.channel_values import MARKER_VALUES, channel_rows, channel_values
+from ..kernels.channel_values import MARKER_VALUES, channel_rows, channel_values, planar_angles
 from ..kernels.contact import ST_PAIR_OVERFLOW, grown_contact_workspace
 from ..kernels.model_arrays import ROW_ANGLE
 from ..model.modal_outputs import KIND as MODAL_KIND
@@ -67,9 +65,7 @@ class ChannelEvaluator:
         self._off["sums"] = pos
         self._off["phi"] = pos + 2
         self._off["modal"] = pos + 2 + nm
-        base = self._off["marker"] + MARKER_VALUES * np.arange(nm)
-        self._quat_w, self._quat_z = base + _MARKER_SLOTS["q"], base + _MARKER_SLOTS["q"] + 3
-        self._prev_phi = np.zeros(nm)
+        self._prev_phi = np.zeros(nm)   # a planar model's marker angles at the last evaluation (rad, unwrapped)
         self._plan = np.array([self._slot(c) for c in self.channels], dtype=np.int64)
         self._off_blocks = np.array([self._off[key] for key, _ in sizes], dtype=np.int64)
 
@@ -144,17 +140,8 @@ class ChannelEvaluator:
         """Planar models: the frame angles ``phi`` (rad) from the quaternion entries the kernel wrote into the raw
         values, continuous over turns against the previous call's (none before the first call); then the evaluator
         remembers its state. Runs after every kernel evaluation, also the FMU's one-call step's."""
-        if self._planar:     # scalar libm calls, as the batch kernel (channel_rows) makes them: the same bits
-            raw, prev, base = self._raw, self._prev_phi, self._off["phi"]
-            for k, (iz, iw) in enumerate(zip(self._quat_z, self._quat_w)):
-                phi = 2.0 * math.atan2(raw[iz], raw[iw])
-                if self._has_prev:
-                    jump = phi - prev[k]
-                    phi = prev[k] + math.atan2(math.sin(jump), math.cos(jump))
-                else:
-                    phi = math.atan2(math.sin(phi), math.cos(phi))
-                prev[k] = phi
-                raw[base + k] = phi
+        if self._planar:     # the kernel the one-call step and the batch evaluation use: the same bits
+            planar_angles(self._raw, self._off_blocks, len(self._prev_phi), self._prev_phi, self._has_prev)
 
     def finish_modal(self, q: np.ndarray, qd: np.ndarray) -> None:
         """Modal bodies: their channels (analyses/modal_channels.py) at (q, qd) into the raw values. Runs after
