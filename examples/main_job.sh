@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Main job: check every catalogue model, build every catalogue FMU (dist/), simulate the pendulum with the CLI,
 # run the coupled crane demo through FMI stepping and the hydraulic-crane co-simulation (crane FMU + partner
-# hydraulic cylinder FMU, 25 s at 0.5 ms: 17 s wall once the kernels are compiled, 2026-11-26 at load < 1) (CSV and PNG files in out/).
+# hydraulic cylinder FMU, 25 s at 0.5 ms: 8.2 s wall once the kernels are compiled, 2026-11-26 17:30 UTC at load 1)
+# (CSV and PNG files in out/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p out
