@@ -177,6 +177,20 @@ def _exudyn():
     return exudyn
 
 
+def simulation_settings(exu, t_end: float, h: float, output: float):
+    """Exudyn settings for a fixed-step run to ``t_end`` with step ``h`` (s): quiet, no solution file, sensors
+    stored every ``output`` (s), one thread."""
+    s = exu.SimulationSettings()
+    ti = s.timeIntegration
+    ti.numberOfSteps = int(round(t_end / h))
+    ti.endTime = t_end
+    ti.verboseMode = 0
+    s.solution.file.write = False
+    s.solution.sensors.writePeriod = output
+    s.parallel.numberOfThreads = 1
+    return s
+
+
 def apply_settings(exu, s, settings: dict) -> None:
     """Set Exudyn simulation settings ``s`` by dotted path ("timeIntegration.newton.relativeTolerance": value); a
     path ending in solverType takes the name of an ``exu.LinearSolverType``."""
@@ -292,16 +306,10 @@ def run_exudyn(cm: CompiledModel, start: AssemblyResult, t_end: float, h: float,
                 storeInternal=True, writeToFile=False))
     mbs.Assemble()
 
-    s = exu.SimulationSettings()
+    s = simulation_settings(exu, t_end, h, OUTPUT)
     ti = s.timeIntegration
-    ti.numberOfSteps = int(round(t_end / h))
-    ti.endTime = t_end
-    ti.verboseMode = 0
     ti.generalizedAlpha.spectralRadius = 0.9
     ti.newton.useModifiedNewton = True
-    s.solution.file.write = False
-    s.solution.sensors.writePeriod = OUTPUT
-    s.parallel.numberOfThreads = 1
     s.linearSolver.solverType = exu.LinearSolverType.EigenSparse if n_coords > 40 else exu.LinearSolverType.EXUdense
     apply_settings(exu, s, settings or {})                 # per-case overrides, e.g. "linearSolver.solverType"
     t0, c0 = time.perf_counter(), time.process_time()

@@ -49,7 +49,7 @@ from fmu_mbs.model import load_model
 from fmu_mbs.model.modal_data import modal_data
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench/: the rigid-body comparison's helpers
-from exudyn_compare import apply_settings  # noqa: E402
+from exudyn_compare import apply_settings, simulation_settings  # noqa: E402
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "flexible_slider_crank.json"
 R, L, ALPHA, SLIDER_MASS = 0.15, 0.30, 200.0, 0.05     # m, m, rad/s^2, kg (the catalogue model's values)
@@ -233,14 +233,7 @@ def run_exudyn(cloud: dict, t_end: float, h: float, settings: dict | None = None
     sensors["slider"] = mbs.AddSensor(SensorBody(bodyNumber=slider, outputVariableType=exu.OutputVariableType.Position,
                                                  storeInternal=True, writeToFile=False))
     mbs.Assemble()
-    s = exu.SimulationSettings()
-    ti = s.timeIntegration
-    ti.numberOfSteps = int(round(t_end / h))
-    ti.endTime = t_end
-    ti.verboseMode = 0
-    s.solution.file.write = False
-    s.solution.sensors.writePeriod = OUTPUT
-    s.parallel.numberOfThreads = 1
+    s = simulation_settings(exu, t_end, h, OUTPUT)
     chosen = {**EXUDYN_SETTINGS, **(settings or {})}
     apply_settings(exu, s, chosen)
     t0, c0 = time.perf_counter(), time.process_time()
