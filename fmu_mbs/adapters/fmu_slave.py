@@ -286,7 +286,6 @@ class MbsSlave(Fmi2Slave):
 
     def _continue_step(self, fast: FastStep | bool, code: int | None, t: float, H: float) -> bool:
         """The rest of do_step once the one-call step returned ``code`` (None: not taken or not applicable)."""
-        current_time, step_size = t, H
         if fast:
             if code == 0:
                 if self.chan.has_modal:   # modal channels: fill and gather them (planar angles: the kernel)
@@ -305,7 +304,7 @@ class MbsSlave(Fmi2Slave):
             return True
         except Exception as exc:
             self._set_fmu_state(saved)
-            self._log_failure(f"doStep(t = {current_time:.9g} s, h = {step_size:.6g} s)", exc)
+            self._log_failure(f"doStep(t = {t:.9g} s, h = {H:.6g} s)", exc)
             return False
 
     def _build_fast(self) -> FastStep | bool:

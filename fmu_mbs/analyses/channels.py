@@ -151,11 +151,6 @@ class ChannelEvaluator:
             self._modal.fill(q, qd, self._raw[self._off["modal"]:self._off["modal"] + n])
 
     @property
-    def finishes_in_python(self) -> bool:
-        """Whether some channels are filled in Python after the channel kernel (planar angles, modal bodies)."""
-        return self._planar or self._modal is not None
-
-    @property
     def has_modal(self) -> bool:
         """Whether modal-body channels are filled in Python (finish_modal) after every kernel evaluation, the one-call
         step's included (which computes the planar angles itself)."""

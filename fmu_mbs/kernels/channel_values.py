@@ -148,8 +148,8 @@ def channel_values(m, ms, t, q, qd, qdd, lam, u, zs, zn, Q, fr, rows, mrows, out
 def planar_angles(raw, off, nm, prev_phi, has_prev):
     """A planar model's marker angles phi = 2 atan2(q_z, q_w) (rad) from the quaternions in ``raw`` into raw after
     the energy sums (analyses.channels.ChannelEvaluator's "phi" block), continuous against ``prev_phi`` if
-    ``has_prev`` (else in (-pi, pi]); ``prev_phi`` becomes them. Scalar libm calls in the order of
-    ChannelEvaluator.finish_planar, which does the same in Python: the same bits."""
+    ``has_prev`` (else in (-pi, pi]); ``prev_phi`` becomes them. The one unwrap of every evaluation path: the
+    one-call step, the batch (channel_rows) and ChannelEvaluator.finish_planar (the general path) call it."""
     off_phi = off[7] + 4
     for k in range(nm):
         base = off[0] + MARKER_VALUES * k

@@ -214,17 +214,15 @@ fmi2Status fmi2Reset(fmi2Component c) {
     LEAVE(status_of(comp, CALL("reset", NULL), fn_name));
 }
 
-/* get/set of n values: vr and value arrays as memoryviews (no copies); NULL arrays with n > 0 are refused */
+/* get/set of n values: vr and value arrays as memoryviews (no copies); NULL arrays with n > 0 are refused. A getter
+ * (writable value array) keeps the step lane; a setter goes to the bridge, which may change what the lane holds, so
+ * it disarms it first. ARRAY_CALL_BODY follows an ENTER_KEEP_LANE (fmi2GetReal and fmi2SetReal try the lane first). */
 #define ARRAY_CALL(fn, pyname, vr, n, value, size, writable)                                                       \
-    if (writable) {   /* a getter: keeps the step lane */                                                          \
-        ENTER_KEEP_LANE(fn);                                                                                       \
-        ARRAY_CALL_BODY(pyname, vr, n, value, size, writable);                                                     \
-    } else {                                                                                                       \
-        ENTER(fn);                                                                                                 \
-        ARRAY_CALL_BODY(pyname, vr, n, value, size, writable);                                                     \
-    }
+    ENTER_KEEP_LANE(fn);                                                                                           \
+    ARRAY_CALL_BODY(pyname, vr, n, value, size, writable)
 
 #define ARRAY_CALL_BODY(pyname, vr, n, value, size, writable)                                                      \
+    if (!(writable)) lane_off(comp);                                                                               \
     if ((n) && (!(vr) || !(value))) {                                                                              \
         LOG_ERROR(comp, "%s: %zu values but %s array is NULL", fn_name, (size_t)(n), !(vr) ? "the valueReference" \
                   : "the value");                                                                                  \
@@ -238,12 +236,9 @@ fmi2Status fmi2Reset(fmi2Component c) {
     LEAVE(status_of(comp, res_, fn_name))
 
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[]) {
-    {
-        ENTER_KEEP_LANE("fmi2GetReal");
-        if (lane_get_real(comp, vr, nvr, value)) LEAVE(fmi2OK);
-        py.GILRelease(gil);
-    }
-    ARRAY_CALL("fmi2GetReal", "get_real", vr, nvr, value, sizeof(fmi2Real), 1);
+    ENTER_KEEP_LANE("fmi2GetReal");
+    if (lane_get_real(comp, vr, nvr, value)) LEAVE(fmi2OK);
+    ARRAY_CALL_BODY("get_real", vr, nvr, value, sizeof(fmi2Real), 1);
 }
 
 fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[]) {
@@ -255,12 +250,9 @@ fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t
 }
 
 fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[]) {
-    {
-        ENTER_KEEP_LANE("fmi2SetReal");
-        if (lane_set_real(comp, vr, nvr, value)) LEAVE(fmi2OK);
-        py.GILRelease(gil);
-    }
-    ARRAY_CALL("fmi2SetReal", "set_real", vr, nvr, value, sizeof(fmi2Real), 0);
+    ENTER_KEEP_LANE("fmi2SetReal");
+    if (lane_set_real(comp, vr, nvr, value)) LEAVE(fmi2OK);
+    ARRAY_CALL_BODY("set_real", vr, nvr, value, sizeof(fmi2Real), 0);
 }
 
 fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[]) {

@@ -6,12 +6,12 @@
  * no range or enumeration) and where fmi2GetReal reads an output. While armed,
  *
  * - fmi2SetReal of lane inputs and fmi2GetReal of lane outputs copy the doubles here, and
- * - fmi2DoStep checks the step as FastStep.plan does (t at the integrator's time, 0 < H, substeps within the
- *   report's capacity) and calls the kernel directly (one Python call: numba's dispatcher, ~1 us).
+ * - fmi2DoStep checks the step as FastStep.run does (t at the integrator's time, 0 < H, substeps within the
+ *   report's capacity) and calls the kernel directly (one Python call: numba's compiled entry, ~1 us).
  *
  * Anything else goes to the bridge as before: a call that is not all lane values, a step the lane does not take, a
  * kernel that declines a step (its code is passed on: the bridge restores the snapshot and takes the general path,
- * as a Python doStep would). Every call into the bridge except a getter disarms the lane first (ENTER), so a mode
+ * as a Python doStep would). Every call into the bridge except a getter disarms the lane first, so a mode
  * change, an FMU state, a parameter or a reset never meets a stale lane; the next Python doStep arms it again.
  * All of it runs with the GIL held (ENTER). */
 #include "shim.h"
@@ -105,7 +105,7 @@ int lane_get_real(Component *comp, const fmi2ValueReference vr[], size_t nvr, fm
 }
 
 /* 1: the lane took the step; 0: not a lane step (nothing changed); 2: the kernel declined it (*code, its code);
- * -1: the kernel call raised (the exception is pending). Mirrors adapters/fmu_fast_step.py FastStep.plan. */
+ * -1: the kernel call raised (the exception is pending). Mirrors adapters/fmu_fast_step.py FastStep.run. */
 int lane_do_step(Component *comp, double t, double H, long *code) {
     StepLane *L = &comp->lane;
     if (!L->armed) return 0;
