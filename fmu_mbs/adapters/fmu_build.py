@@ -169,6 +169,7 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
                 del sys.modules[name]
             sys.modules.update(loaded)
         _install_binary(fmu_path, stage, module, ident)
+    _add_bytecode(fmu_path)
     if precompile:
         from .kernel_precompile import add_to_fmu
         from .kernel_precompile import precompile as compile_kernels
@@ -201,6 +202,23 @@ def _install_binary(fmu_path: Path, stage: Path, module: str, ident: str) -> Non
             if info.filename != name:
                 z.writestr(info, data)
         z.write(binary, name)
+
+
+def _add_bytecode(fmu_path: Path) -> None:
+    """Add the compiled bytecode of every Python file of the resources (``__pycache__/*.cpython-XY.pyc``), as
+    hash-checked pycs (PEP 552): hosts extract an FMU to a new folder per run, where Python found no bytecode and
+    compiled ~150 files at every start-up (0.13 s). The hash, not the file time (which extraction resets), ties
+    each pyc to its source; a Python of another version ignores them (their name carries the version)."""
+    import importlib.util
+    import py_compile
+
+    with zipfile.ZipFile(fmu_path, "a", zipfile.ZIP_DEFLATED) as z, tempfile.TemporaryDirectory() as tmp:
+        source, pyc = Path(tmp, "source.py"), Path(tmp, "source.pyc")
+        for name in [n for n in z.namelist() if n.startswith("resources/") and n.endswith(".py")]:
+            source.write_bytes(z.read(name))
+            py_compile.compile(str(source), cfile=str(pyc), dfile=name, doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+            z.write(pyc, importlib.util.cache_from_source(name))
 
 
 def validate_fmu(path: str | Path) -> list[str]:
