@@ -33,8 +33,11 @@ def pytest_sessionstart(session):
     import subprocess
     import sys
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm_fmu_kernels.py")
+    # its own process group: the build's precompile child is killed with it at the end of a short session (it was
+    # left compiling, orphaned, for minutes)
     _WARMER["process"] = subprocess.Popen([sys.executable, script], stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+                                          stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                                          start_new_session=True)
 
 
 # --- process exit -------------------------------------------------------------------------------------------
@@ -50,7 +53,11 @@ def pytest_sessionfinish(session, exitstatus):
     _STATUS["code"] = int(exitstatus)
     warmer = _WARMER["process"]
     if warmer is not None and warmer.poll() is None:
-        warmer.kill()
+        import signal
+        try:
+            os.killpg(warmer.pid, signal.SIGKILL)
+        except OSError:
+            warmer.kill()
         warmer.wait()
 
 
