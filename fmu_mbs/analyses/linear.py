@@ -3,35 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg as sla
 
 RANK_TOL = 1e-9  # relative to the largest diagonal of R in the pivoted QR of Phi_q^T
-
-
-def pivoted_qr_diagonal(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(|diag R|, column permutation) of the QR factorisation with column pivoting A[:, piv] = Q R
-    (Businger & Golub 1965; Golub & Van Loan, *Matrix Computations*, 4th ed., alg. 5.4.1): Householder reflections,
-    at each step the remaining column of largest norm first (norms recomputed, not downdated: these matrices are
-    small). In numpy rather than scipy.linalg, whose import cost an FMU ~0.14 s of its start-up."""
-    A = np.array(A, dtype=float)
-    n, m = A.shape
-    piv = np.arange(m)
-    diag = np.zeros(min(n, m))
-    for k in range(min(n, m)):
-        rest = A[k:, k:]
-        j = k + int(np.argmax(np.einsum("ij,ij->j", rest, rest)))
-        if j != k:
-            A[:, [k, j]] = A[:, [j, k]]
-            piv[[k, j]] = piv[[j, k]]
-        x = A[k:, k]
-        alpha = float(np.linalg.norm(x))
-        diag[k] = alpha
-        if alpha == 0.0:
-            break
-        v = x.copy()
-        v[0] += alpha if x[0] >= 0.0 else -alpha
-        v /= np.linalg.norm(v)
-        A[k:, k:] -= 2.0 * np.outer(v, v @ A[k:, k:])
-    return diag, piv
 
 
 def independent_rows(J: np.ndarray, tol: float = RANK_TOL) -> tuple[np.ndarray, np.ndarray]:
@@ -39,7 +13,8 @@ def independent_rows(J: np.ndarray, tol: float = RANK_TOL) -> tuple[np.ndarray, 
     m = J.shape[0]
     if m == 0:
         return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
-    diag, piv = pivoted_qr_diagonal(J.T)
+    _, R, piv = sla.qr(J.T, mode="economic", pivoting=True)
+    diag = np.abs(np.diag(R))
     scale = diag[0] if diag.size and diag[0] > 0 else 1.0
     rank = int(np.sum(diag > tol * scale))
     return np.sort(piv[:rank]), np.sort(piv[rank:])
