@@ -203,6 +203,27 @@ def build_pattern(cm: CompiledModel, with_forces: bool) -> Pattern:
                    np.array(jp, dtype=np.int64).reshape(-1, 2), midx, adj_rev, bool(dynamic and with_forces))
 
 
+MODAL_TANGENT_EVERY = 20     # steps between tangent refreshes on a model with a modal body (default_tangent_every)
+
+
+def default_tangent_every(cm: CompiledModel, pattern) -> int:
+    """Steps between refreshes of the finite-difference force tangent when the user sets none. 1 (every step),
+    except where a refresh is expensive and a tangent a few steps old still converges (Newton stalling or a failed
+    step refreshes it anyway, so the converged steps are those of a fresh tangent to within the Newton tolerance):
+
+    - 10 for a large contact scene whose colours follow the contacts (a refresh costs 14 x colours force
+      evaluations);
+    - MODAL_TANGENT_EVERY for a model with a modal body: its reference and modal coordinates are all coupled
+      through the mass matrix and quadratic velocity vector, one colour each, so a refresh is ~20 force
+      evaluations, ~300 us of a ~380 us step on the flexible slider-crank; kept 20 steps, the same runs take a
+      fifth of the CPU with the same errors (bench/exudyn_flexible.py, docs/performance.md)."""
+    if pattern.dynamic_colors:
+        return 10
+    if np.any(cm.arrays.body_kind == ma.MODAL):
+        return MODAL_TANGENT_EVERY
+    return 1
+
+
 class ALFIntegrator:
     """Fixed-step ALI3-P integrator of one compiled model (seed 000 ch. 8.5; Bayo & Ledesma 1996), on the
     trapezoidal rule or, with ``rho_inf`` < 1, the generalized-alpha scheme (Arnold & Bruels 2007).
@@ -224,8 +245,7 @@ class ALFIntegrator:
     impulse on the chord gradient, exact energy for quadratic rows such as distance joints of point masses, the
     projections only for the reported qd, qdd, lam; trapezoidal rule only, see kernels/integrate_alf.py);
     ``tangent_every`` (refresh the finite-difference tangent at every k-th step's predictor, and whenever Newton
-    stalls; default 1, or 10 for a large contact scene whose colours follow the contacts: there a refresh costs
-    14 x colours force evaluations, and a tangent a few steps old still converges); ``energy_balance`` (False:
+    stalls or a step fails; default: see ``default_tangent_every``); ``energy_balance`` (False:
     skip the per-step energy split, three to four force evaluations per step on models with dampers, friction,
     contact or inputs; 'energy_dissipated' and 'energy_input' are then NaN)."""
 
@@ -271,7 +291,7 @@ class ALFIntegrator:
         ev = Evaluator(cm)
         self.m_ref = float(np.max(np.diag(ev.mass(initial.q)))) if n else 1.0
         self.penalty = float(penalty)
-        every = (10 if self.pattern.dynamic_colors else 1) if tangent_every is None else int(tangent_every)
+        every = default_tangent_every(cm, self.pattern) if tangent_every is None else int(tangent_every)
         if every < 1:
             raise ValueError(f"tangent_every must be a positive integer, got {tangent_every!r}")
         self.opt = new_options(c=self.penalty * self.m_ref, tol=tol, accept_tol=accept_tol, max_iter=max_iter,
