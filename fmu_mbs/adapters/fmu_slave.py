@@ -298,7 +298,7 @@ class MbsSlave(Fmi2Slave):
             self._fast = None             # the general path below may replace arrays (contact buffers)
             if code is None and H > fast.capacity * self.h:
                 self._fast_substeps = math.ceil(H / self.h) + 1
-        saved = self._get_fmu_state()
+        saved = self._get_fmu_state(rollback=True)
         try:
             self._step(t, H)
             return True
@@ -409,8 +409,11 @@ class MbsSlave(Fmi2Slave):
         self.log(f"{where} failed: {exc}\n{''.join(traceback.format_exception(exc))}", Fmi2Status.error)
 
     # --- state ----------------------------------------------------------------------------------------
-    def _get_fmu_state(self) -> dict:
-        integ = None if self.integ is None else self.integ.save()
+    def _get_fmu_state(self, rollback: bool = False) -> dict:
+        """The instance's complete state. ``rollback``: a snapshot that do_step restores only if the step fails; it
+        leaves the integrator's tangent schedule alone (ALFIntegrator.save), as the one-call step does, so that both
+        step paths take the same steps bit for bit."""
+        integ = None if self.integ is None else self.integ.save(keep_tangent=rollback)
         chan = None if self.chan is None else (None if self.chan._prev_s is None else self.chan._prev_s.copy(),
                                                self.chan.ev.zs.copy(), self.chan._prev_phi.copy())
         control = getattr(self.integ, "control_state", None)    # a variable-step size controller

@@ -331,11 +331,14 @@ class ALFIntegrator:
         """Work of time-function forces, loads, inputs, actuators and drivers since the start (J)."""
         return float(self.sc[K.SC_W_IN])
 
-    def save(self) -> State:
+    def save(self, keep_tangent: bool = False) -> State:
         """A copy of the complete state (a State of arrays; restore it with ``restore``). The next step refreshes the
         finite-difference tangent (workspace, not state), so that a run from the saved state and its replay after
-        ``restore`` are the same bit for bit also when the tangent is kept over several steps (tangent_every > 1)."""
-        self.sc[K.SC_FD_AGE] = 0.0
+        ``restore`` are the same bit for bit also when the tangent is kept over several steps (tangent_every > 1).
+        ``keep_tangent``: leave the refresh schedule as it is (a rollback snapshot that is restored only on failure:
+        ``restore`` refreshes; the FMU's one-call step keeps its schedule the same way)."""
+        if not keep_tangent:
+            self.sc[K.SC_FD_AGE] = 0.0
         return State(*(a.copy() for a in self.state))
 
     def restore(self, saved) -> None:
