@@ -283,7 +283,8 @@ def ladder(t_end: float, steps: tuple[float, ...], h_ref: float, repeats: int = 
             add("fmu-mbs", name, lambda h=h, o=options: run_fmu_mbs(cm, t_end, h, o))
         for name, settings in EXUDYN_VARIANTS.items():
             add("Exudyn", name, lambda h=h, s=settings: run_exudyn(t_end, h, s))
-        add("Exudyn lumped", "default", lambda h=h: run_exudyn(t_end, h, lumped=True))
+        for name in ("default", "Newton tol 1e-4"):
+            add("Exudyn lumped", name, lambda h=h, s=EXUDYN_VARIANTS[name]: run_exudyn(t_end, h, s, lumped=True))
     return {"t_end": t_end, "h_ref": h_ref, "rows": rows, "model_difference": difference(refs["Exudyn"],
                                                                                          refs["fmu-mbs"]),
             "lumped_difference": difference(refs["Exudyn lumped"], refs["fmu-mbs"]),
