@@ -233,7 +233,18 @@ def run_exudyn(cloud: dict, t_end: float, h: float, settings: dict | None = None
     sensors["slider"] = mbs.AddSensor(SensorBody(bodyNumber=slider, outputVariableType=exu.OutputVariableType.Position,
                                                  storeInternal=True, writeToFile=False))
     mbs.Assemble()
-    s = simulation_settings(exu, t_end, h, OUTPUT)
+    data, info = solve_timed(exu, mbs, simulation_settings(exu, t_end, h, OUTPUT), settings, sensors, t_end, h)
+    t = data["slider"][:, 0]
+    hist = {"t": t, "slider_x": data["slider"][:, 1],
+            "deflection": deflection(*(data[k][:, 1:3] for k in ("A", "mid", "B")))}
+    del keep
+    return hist, info
+
+
+def solve_timed(exu, mbs, s, settings: dict | None, sensors: dict, t_end: float, h: float) -> tuple[dict, dict]:
+    """Exudyn's dynamic solve of the assembled ``mbs`` with simulation settings ``s`` and ``settings`` over
+    EXUDYN_SETTINGS: the sensors' stored data (one of them named "slider") and the run's figures (CPU and wall s per
+    simulated s, completed, Newton iterations per step, Jacobians, the settings, coordinate and constraint counts)."""
     chosen = {**EXUDYN_SETTINGS, **(settings or {})}
     apply_settings(exu, s, chosen)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -242,15 +253,12 @@ def run_exudyn(cloud: dict, t_end: float, h: float, settings: dict | None = None
     it = mbs.sys["dynamicSolver"].it
     data = {k: mbs.GetSensorStoredData(v) for k, v in sensors.items()}
     t = data["slider"][:, 0]
-    hist = {"t": t, "slider_x": data["slider"][:, 1],
-            "deflection": deflection(*(data[k][:, 1:3] for k in ("A", "mid", "B")))}
     info = {"cpu_per_s": cpu / t_end, "wall_per_s": wall / t_end, "completed": bool(ok) and abs(t[-1] - t_end) < 1e-9,
             "newton_per_step": it.newtonStepsCount / max(1, int(it.currentStepIndex)), "h": h,
             "jacobians": int(it.newtonJacobiCount), "settings": chosen,
             "n_coordinates": len(mbs.systemData.GetODE2Coordinates()),
             "n_constraints": len(mbs.systemData.GetAECoordinates())}
-    del keep
-    return hist, info
+    return data, info
 
 
 def deflection(pa: np.ndarray, pm: np.ndarray, pb: np.ndarray) -> np.ndarray:

@@ -41,13 +41,13 @@ from fmu_mbs.model import ModelBuilder, load_model
 from fmu_mbs.model.exact_beam import GeometricallyExactBeam, add_geometrically_exact_beam
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench/: the other Exudyn comparisons' helpers
-from exudyn_compare import apply_settings, simulation_settings  # noqa: E402
+from exudyn_compare import simulation_settings  # noqa: E402
 from exudyn_flexible import (  # noqa: E402
-    EXUDYN_SETTINGS,
     EXUDYN_VARIANTS,
     deflection,
     difference,
     equal_accuracy,
+    solve_timed,
     tables,
     timed,
 )
@@ -222,20 +222,10 @@ def run_exudyn(t_end: float, h: float, settings: dict | None = None, n: int = N_
     sensors = {k: mbs.AddSensor(SensorNode(nodeNumber=nd, outputVariableType=exu.OutputVariableType.Position,
                                            storeInternal=True, writeToFile=False)) for k, nd in nodes.items()}
     mbs.Assemble()
-    s = simulation_settings(exu, t_end, h, 0.5 * h if every_step else OUTPUT)
-    chosen = {**EXUDYN_SETTINGS, **(settings or {})}
-    apply_settings(exu, s, chosen)
-    t0, c0 = time.perf_counter(), time.process_time()
-    ok = mbs.SolveDynamic(s)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    it = mbs.sys["dynamicSolver"].it
-    data = {k: mbs.GetSensorStoredData(v) for k, v in sensors.items()}
+    data, info = solve_timed(exu, mbs, simulation_settings(exu, t_end, h, 0.5 * h if every_step else OUTPUT),
+                             settings, sensors, t_end, h)
     t = data["slider"][:, 0]
-    info = {"cpu_per_s": cpu / t_end, "wall_per_s": wall / t_end, "completed": bool(ok) and abs(t[-1] - t_end) < 1e-9,
-            "newton_per_step": it.newtonStepsCount / max(1, int(it.currentStepIndex)), "h": h,
-            "jacobians": int(it.newtonJacobiCount), "settings": chosen, "on_grid": _on_grid(t, t_end),
-            "n_coordinates": len(mbs.systemData.GetODE2Coordinates()),
-            "n_constraints": len(mbs.systemData.GetAECoordinates())}
+    info["on_grid"] = _on_grid(t, t_end)
     del keep, SC
     if not info["on_grid"] and not every_step:
         hist, _ = run_exudyn(t_end, h, settings, n, beta, lumped, every_step=True)
