@@ -6,6 +6,7 @@ import numpy as np
 
 from ..kernels import model_arrays as ma
 from ..model.functions import Constant, External, Harmonic, Linear, Polynomial, SmoothRamp, Table, TimeFunction
+from .cubic_spline import cubic_spline_coefficients
 
 
 class FunctionPool:
@@ -37,13 +38,8 @@ class FunctionPool:
         elif isinstance(fn, Table) and fn.interpolation == "linear":
             kind, par = ma.FN_TABLE_LINEAR, list(fn.t) + list(fn.values)
         elif isinstance(fn, Table):
-            t = np.asarray(fn.t, dtype=float)
-            y = np.asarray(fn.values, dtype=float)
-            bc = "not-a-knot" if len(t) > 3 else "natural"
-            from scipy.interpolate import CubicSpline  # here: importing it costs ~0.4 s at every start-up
-
-            coeffs = CubicSpline(t, y, bc_type=bc).c  # shape (4, n-1), descending powers
-            kind, par = ma.FN_TABLE_CUBIC, list(t) + list(coeffs.ravel())
+            coeffs = cubic_spline_coefficients(fn.t, fn.values)    # shape (4, n-1), descending powers
+            kind, par = ma.FN_TABLE_CUBIC, [float(x) for x in fn.t] + list(coeffs.ravel())
         else:
             raise TypeError(f"unknown time function {fn!r}")
         return self._append(kind, par)
