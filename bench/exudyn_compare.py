@@ -202,6 +202,11 @@ def apply_settings(exu, s, settings: dict) -> None:
                 else value)
 
 
+#: a joint frame whose y axis is the marker's z axis (x kept, z = x cross y = -y of the marker): Exudyn's universal
+#: joint (GenericJoint with one locked rotation) keeps t_y0 perpendicular to t_z1
+_Y_TO_Z = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+
+
 def _rot_z(a: float) -> np.ndarray:
     c, s = math.cos(a), math.sin(a)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
@@ -209,8 +214,9 @@ def _rot_z(a: float) -> np.ndarray:
 
 def run_exudyn(cm: CompiledModel, start: AssemblyResult, t_end: float, h: float, settings: dict | None = None
                ) -> tuple[States, dict]:
-    """Translate the fmu-mbs model (point masses, planar and rigid bodies; revolute, distance and point_on_line
-    joints; gravity; constant point loads) into Exudyn, start it from ``start`` and integrate to t_end."""
+    """Translate the fmu-mbs model (point masses, planar and rigid bodies; revolute, spherical, universal, prismatic,
+    distance and point_on_line joints; gravity; constant point loads) into Exudyn, start it from ``start`` and
+    integrate to t_end."""
     exu = _exudyn()
     from exudyn.itemInterface import (
         DistanceConstraint,
@@ -220,6 +226,7 @@ def run_exudyn(cm: CompiledModel, start: AssemblyResult, t_end: float, h: float,
         MarkerBodyRigid,
         RevoluteJoint2D,
         SensorBody,
+        SphericalJoint,
     )
     from exudyn.utilities import RigidBodyInertia
 
@@ -278,6 +285,16 @@ def run_exudyn(cm: CompiledModel, start: AssemblyResult, t_end: float, h: float,
         elif j.type == "revolute":
             mbs.AddObject(GenericJoint(markerNumbers=[rigid_marker(mi), rigid_marker(mj)],
                                        constrainedAxes=[1, 1, 1, 1, 1, 0], rotationMarker0=rotation(mi),
+                                       rotationMarker1=rotation(mj)))
+        elif j.type == "spherical" and not planar:
+            mbs.AddObject(SphericalJoint(markerNumbers=[position_marker(mi), position_marker(mj)]))
+        elif j.type == "universal":     # z_i perpendicular to z_j; Exudyn's one locked rotation is t_y0 . t_z1 = 0
+            mbs.AddObject(GenericJoint(markerNumbers=[rigid_marker(mi), rigid_marker(mj)],
+                                       constrainedAxes=[1, 1, 1, 1, 0, 0], rotationMarker0=rotation(mi) @ _Y_TO_Z,
+                                       rotationMarker1=rotation(mj)))
+        elif j.type == "prismatic" and not planar:      # translation along z_i, no relative rotation
+            mbs.AddObject(GenericJoint(markerNumbers=[rigid_marker(mi), rigid_marker(mj)],
+                                       constrainedAxes=[1, 1, 0, 1, 1, 1], rotationMarker0=rotation(mi),
                                        rotationMarker1=rotation(mj)))
         elif j.type == "distance":
             mbs.AddObject(DistanceConstraint(markerNumbers=[position_marker(mi), position_marker(mj)],
