@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Main job: check every catalogue model, build every catalogue FMU (dist/), simulate the pendulum with the CLI,
 # run the coupled crane demo through FMI stepping and the hydraulic-crane co-simulation (crane FMU + partner
-# hydraulic cylinder FMU, 25 s at 0.5 ms: 5.9 s wall once the kernels are compiled, 2026-11-26 19:55 UTC at load 0.9)
+# hydraulic cylinder FMU, 25 s at 0.5 ms: 5.4 s wall once the kernels are compiled, 2026-11-26 20:25 UTC at load 1.0)
 # (CSV and PNG files in out/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
