@@ -501,6 +501,36 @@ def case_e72(quick: bool) -> Case:
                         "timeIntegration.generalizedAlpha.useNewmark": True})
 
 
+def case_e72_positions(quick: bool) -> Case:
+    """E7.2 as case_e72, measured as issue 16 asks: the position error of both masses at the end time relative to
+    the motion, |r - r_ref|(t_end) / 2 m (the outer mass's radius); reference: the double pendulum's equations in
+    the absolute link angles (m = 1 kg, l = 1 m, no gravity: [2, c; c, 1] [a1; a2] = [-w2^2 s; w1^2 s],
+    c, s = cos, sin(th1 - th2)) from th1 = th2 = 0, w1 = 100, w2 = 200 rad/s, DOP853 at rtol 1e-13."""
+    model = e72_model()
+    cm = compile_model(model)
+    t_end = 4.0 if quick else 20.0
+
+    def f(t, y):
+        th1, th2, w1, w2 = y
+        c, s = math.cos(th1 - th2), math.sin(th1 - th2)
+        a1, a2 = np.linalg.solve([[2.0, c], [c, 1.0]], [-w2 * w2 * s, w1 * w1 * s])
+        return [w1, w2, a1, a2]
+    ref = solve_ivp(f, (0.0, t_end), [0.0, 0.0, 100.0, 200.0], method="DOP853", rtol=1e-13, atol=1e-13)
+    assert ref.success
+    th1, th2 = ref.y[0, -1], ref.y[1, -1]
+    p1 = np.array([math.cos(th1), math.sin(th1)])
+    p2 = p1 + np.array([math.cos(th2), math.sin(th2)])
+
+    def err(st):
+        if abs(st.t[-1] - t_end) > 1e-9:
+            raise ValueError(f"the run ended at t = {st.t[-1]}, not {t_end}")
+        return float(max(np.linalg.norm(st.r[-1, 0, :2] - p1), np.linalg.norm(st.r[-1, 1, :2] - p2)) / 2.0)
+    return Case("e72_positions", "|r - r_ref|(t_end) / 2 m", cm, assemble(cm), t_end, 1e-3, err,
+                options={"max_iter": 30, "scheme": "energy"},
+                exudyn={"timeIntegration.generalizedAlpha.useIndex2Constraints": True,
+                        "timeIntegration.generalizedAlpha.useNewmark": True})
+
+
 def slider_crank_model():
     """Seed 000 E10.5/10.6: crank and coupler 1 m, uniform 1 kg bars, massless slider (point_on_line)."""
     th = math.pi / 4
@@ -620,7 +650,8 @@ def case_chain50(quick: bool) -> Case:
 
 
 CASES = {"pendulum": case_pendulum, "nfourbar2": case_nfourbar2, "nfourbar40": case_nfourbar40,
-         "bricard": case_bricard, "e72": case_e72, "slider_crank": case_slider_crank, "fourbar": case_fourbar,
+         "bricard": case_bricard, "e72": case_e72, "e72_positions": case_e72_positions,
+         "slider_crank": case_slider_crank, "fourbar": case_fourbar,
          "chain10": case_chain10, "chain50": case_chain50}
 
 

@@ -76,7 +76,8 @@ def case_spatial_slider_crank(quick: bool) -> X.Case:
 
 
 CASES = {"pendulum": X.case_pendulum, "fourbar": X.case_fourbar, "slider_crank": X.case_slider_crank,
-         "spatial_slider_crank": case_spatial_slider_crank, "e72": X.case_e72}
+         "spatial_slider_crank": case_spatial_slider_crank, "e72": X.case_e72,
+         "e72_positions": X.case_e72_positions}
 
 
 def _point(label, setting, run, accuracy, t_end) -> dict:
