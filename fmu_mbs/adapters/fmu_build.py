@@ -207,7 +207,7 @@ def _install_binary(fmu_path: Path, stage: Path, module: str, ident: str) -> Non
 def _add_bytecode(fmu_path: Path) -> None:
     """Add the compiled bytecode of every Python file of the resources (``__pycache__/*.cpython-XY.pyc``), as
     hash-checked pycs (PEP 552): hosts extract an FMU to a new folder per run, where Python found no bytecode and
-    compiled ~150 files at every start-up (0.13 s). The hash, not the file time (which extraction resets), ties
+    compiled ~190 files at every start-up (0.13 s). The hash, not the file time (which extraction resets), ties
     each pyc to its source; a Python of another version ignores them (their name carries the version)."""
     import importlib.util
     import py_compile

@@ -78,7 +78,8 @@ def install(locator_class: type) -> None:
         return
     library = getattr(codegen, "CPUCodeLibrary", None)
     impl = getattr(caching, "CompileResultCacheImpl", None)
-    if library is None or impl is None or not hasattr(library, "_unserialize") or not hasattr(impl, "rebuild"):
+    needed = ("_unserialize", "enable_object_caching", "_set_compiled_object", "_finalize_final_module")
+    if library is None or impl is None or not all(hasattr(library, n) for n in needed) or not hasattr(impl, "rebuild"):
         return
     ours = caching.__dict__.setdefault("_fmu_mbs_lazy_locators", [])
     if locator_class in ours:
@@ -91,7 +92,8 @@ def install(locator_class: type) -> None:
     def lazy_unserialize(cls, codegen_, state):
         name, kind, data = state
         symbols = elf_defined_symbols(data[0]) if kind == "object" and getattr(_lazy, "on", False) else None
-        if symbols is None:
+        engine = getattr(codegen_, "_engine", None)
+        if symbols is None or not isinstance(getattr(engine, "_defined_symbols", None), set):
             return unserialize(cls, codegen_, state)
         self = codegen_.create_library(name)
         self.__class__ = classes.setdefault(type(self), _lazy_library_class(type(self)))
@@ -100,7 +102,7 @@ def install(locator_class: type) -> None:
         self.enable_object_caching()
         self._set_compiled_object(data[0])
         self._finalize_final_module()
-        self._codegen._engine._defined_symbols |= symbols
+        engine._defined_symbols |= symbols
         return self
 
     def lazy_rebuild(self, target_context, payload):
