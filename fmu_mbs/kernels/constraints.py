@@ -37,6 +37,14 @@ def angle_about_z(Ri, Rj):
 def eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw):
     """Fill phi, jac, nu, gamma and the twist-space rows jtw[r] = [v_i, w_i, v_j, w_j] (12)."""
     n_rows = m.row_type.shape[0]
+    # marker accelerations at zero q'' of the last row's markers: a joint's rows are consecutive and share them
+    # (on a modal body each costs the node's modal sums and a Rodrigues evaluation)
+    ci_marker = -1
+    cj_marker = -1
+    ci = (0.0, 0.0, 0.0)
+    cj = (0.0, 0.0, 0.0)
+    ali = (0.0, 0.0, 0.0)
+    alj = (0.0, 0.0, 0.0)
     for k in range(n_rows):
         typ = m.row_type[k]
         for c in range(jac.shape[1]):
@@ -70,10 +78,14 @@ def eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
         sj = (oj[0] - r[bj, 0], oj[1] - r[bj, 1], oj[2] - r[bj, 2]) if bj >= 0 else (0.0, 0.0, 0.0)
         d = (oj[0] - oi[0], oj[1] - oi[1], oj[2] - oi[2])
         dd = (vo[mj, 0] - vo[mi, 0], vo[mj, 1] - vo[mi, 1], vo[mj, 2] - vo[mi, 2])
-        cj = quad_acc(m, r, o, wm, q, qd, mj)
-        ci = quad_acc(m, r, o, wm, q, qd, mi)
-        ali = quad_alpha(m, q, qd, mi)      # marker angular accelerations at zero q'' (0 on rigid kinds)
-        alj = quad_alpha(m, q, qd, mj)
+        if mi != ci_marker:
+            ci = quad_acc(m, r, o, wm, q, qd, mi)
+            ali = quad_alpha(m, q, qd, mi)  # marker angular accelerations at zero q'' (0 on rigid kinds)
+            ci_marker = mi
+        if mj != cj_marker:
+            cj = quad_acc(m, r, o, wm, q, qd, mj)
+            alj = quad_alpha(m, q, qd, mj)
+            cj_marker = mj
         dd_quad = (cj[0] - ci[0], cj[1] - ci[1], cj[2] - ci[2])  # d'' at zero accelerations
         # derivative of the row w.r.t. the marker points (gv) and rotations (gw)
         gvi = (0.0, 0.0, 0.0)
