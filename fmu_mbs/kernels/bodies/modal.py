@@ -129,11 +129,23 @@ def rows_dot(md, adr, m, row, x, xa):
 
 
 @njit(cache=True, inline="always")
+def node_translation(md, k, m, x, xa):
+    """Psi_t x of marker k's node for modal values x[xa:xa+m]."""
+    adr = md.marker_rows[k]
+    return rows_dot(md, adr, m, 0, x, xa), rows_dot(md, adr, m, 1, x, xa), rows_dot(md, adr, m, 2, x, xa)
+
+
+@njit(cache=True, inline="always")
+def node_rotation(md, k, m, x, xa):
+    """Psi_r x of marker k's node for modal values x[xa:xa+m]."""
+    adr = md.marker_rows[k]
+    return rows_dot(md, adr, m, 3, x, xa), rows_dot(md, adr, m, 4, x, xa), rows_dot(md, adr, m, 5, x, xa)
+
+
+@njit(cache=True, inline="always")
 def node_motion(md, k, m, x, xa):
     """(Psi_t x, Psi_r x) of marker k's node for modal values x[xa:xa+m]."""
-    adr = md.marker_rows[k]
-    return ((rows_dot(md, adr, m, 0, x, xa), rows_dot(md, adr, m, 1, x, xa), rows_dot(md, adr, m, 2, x, xa)),
-            (rows_dot(md, adr, m, 3, x, xa), rows_dot(md, adr, m, 4, x, xa), rows_dot(md, adr, m, 5, x, xa)))
+    return node_translation(md, k, m, x, xa), node_rotation(md, k, m, x, xa)
 
 
 @njit(cache=True, inline="always")
@@ -193,7 +205,7 @@ def add_modal_load(md, a, b, k, q, f, t, scale, Q):
     m = md.n_modes[b]
     e = a + 7
     A = rotation(q, a)
-    _, th = node_motion(md, k, m, q, e)
+    th = node_rotation(md, k, m, q, e)
     lf = mtv(A, f)
     lt = dexp_t(th, mtv(A, t))
     adr = md.marker_rows[k]
@@ -223,7 +235,7 @@ def row_to_q(md, a, b, k, q, r, o, gv0, gv1, gv2, gw0, gw1, gw2, out, off):
     rigid.twist_to_q(a, q, gv0, gv1, gv2, gw0 + t[0], gw1 + t[1], gw2 + t[2], out, off)
     m = md.n_modes[b]
     A = rotation(q, a)
-    _, th = node_motion(md, k, m, q, a + 7)
+    th = node_rotation(md, k, m, q, a + 7)
     lf = mtv(A, (gv0, gv1, gv2))
     lt = dexp_t(th, mtv(A, (gw0, gw1, gw2)))
     adr = md.marker_rows[k]
@@ -240,7 +252,7 @@ def quad_acc(md, a, b, k, q, qd, r, o):
     w x (w x rho) + 2 w x A Psi_t eta'."""
     A, _, wb = body_velocities(q, qd, a)
     w = mv(A, wb)
-    utd, _ = node_motion(md, k, md.n_modes[b], qd, a + 7)
+    utd = node_translation(md, k, md.n_modes[b], qd, a + 7)
     au = mv(A, utd)
     rho = (o[k, 0] - r[b, 0], o[k, 1] - r[b, 1], o[k, 2] - r[b, 2])
     c1 = cross_v(w, cross_v(w, rho))
@@ -254,8 +266,8 @@ def quad_alpha(md, a, b, k, q, qd):
     w x A dexp(theta) theta' + A (d/dt dexp(theta)) theta', theta' = Psi_r eta'."""
     A, _, wb = body_velocities(q, qd, a)
     m = md.n_modes[b]
-    _, th = node_motion(md, k, m, q, a + 7)
-    _, thd = node_motion(md, k, m, qd, a + 7)
+    th = node_rotation(md, k, m, q, a + 7)
+    thd = node_rotation(md, k, m, qd, a + 7)
     _, _, c3, d2, d3 = rodrigues(dot_v(th, th))
     tt = dot_v(th, thd)
     x1 = cross_v(th, thd)
@@ -278,7 +290,7 @@ def marker_acceleration(md, a, b, k, q, qdd, r, o, wm):
     al = (2.0 * (-e1 * d0 + e0 * d1 - e3 * d2 + e2 * d3), 2.0 * (-e2 * d0 + e3 * d1 + e0 * d2 - e1 * d3),
           2.0 * (-e3 * d0 - e2 * d1 + e1 * d2 + e0 * d3))
     m = md.n_modes[b]
-    _, th = node_motion(md, k, m, q, a + 7)
+    th = node_rotation(md, k, m, q, a + 7)
     utdd, thdd = node_motion(md, k, m, qdd, a + 7)
     au = mv(A, utdd)
     an = mv(A, dexp(th, thdd))
@@ -295,7 +307,7 @@ def marker_quaternion(md, a, b, k, q):
     """Quaternion [w, x, y, z] of A rot(theta) (the node's rotation), to be multiplied by the marker's own."""
     n = math.sqrt(q[a + 3] ** 2 + q[a + 4] ** 2 + q[a + 5] ** 2 + q[a + 6] ** 2)
     p0, p1, p2, p3 = q[a + 3] / n, q[a + 4] / n, q[a + 5] / n, q[a + 6] / n
-    _, th = node_motion(md, k, md.n_modes[b], q, a + 7)
+    th = node_rotation(md, k, md.n_modes[b], q, a + 7)
     t = math.sqrt(dot_v(th, th))
     f = 0.5 if t == 0.0 else math.sin(0.5 * t) / t
     l0, l1, l2, l3 = math.cos(0.5 * t), f * th[0], f * th[1], f * th[2]

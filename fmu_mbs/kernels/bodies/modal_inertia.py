@@ -43,28 +43,40 @@ def ctr(md, b, mass, x, xa, const):
             ctr_entry(md, b, mass, x, xa, const, 2, 2))
 
 
-@njit(cache=True, inline="always")
-def mrr_entry(md, b, x, xa, i, j):
-    """M_rr[i, j] at eta = x: J0 + S + S^T + E^T P E with S = mXRefTildePsiTilde E, E = eta x I3,
-    P = mPsiTildePsiTilde."""
-    m = md.n_modes[b]
-    s = md.j0[b, i, j]
-    ax = md.x_psit[b]
-    for k in range(m):
-        s += x[xa + k] * (md.pool[ax + i * 3 * m + 3 * k + j] + md.pool[ax + j * 3 * m + 3 * k + i])
-    ap = md.psit_psit[b]
-    for k in range(m):
-        for l in range(m):
-            s += x[xa + k] * x[xa + l] * md.pool[ap + (3 * k + i) * 3 * m + 3 * l + j]
-    return s
-
-
 @njit(cache=True, _nrt=False)
 def mrr(md, b, x, xa):
-    """M_rr as a row-major 9-tuple."""
-    return (mrr_entry(md, b, x, xa, 0, 0), mrr_entry(md, b, x, xa, 0, 1), mrr_entry(md, b, x, xa, 0, 2),
-            mrr_entry(md, b, x, xa, 1, 0), mrr_entry(md, b, x, xa, 1, 1), mrr_entry(md, b, x, xa, 1, 2),
-            mrr_entry(md, b, x, xa, 2, 0), mrr_entry(md, b, x, xa, 2, 1), mrr_entry(md, b, x, xa, 2, 2))
+    """M_rr at eta = x as a row-major 9-tuple: J0 + sum_k eta_k (S_k + S_k^T + Y_k), S_k = mXRefTildePsiTilde_k,
+    Y_k = sum_l eta_l P[3k:3k+3, 3l:3l+3] (P = mPsiTildePsiTilde): J0 + S + S^T + E^T P E with S = mXRefTildePsiTilde
+    E, E = eta x I3, read block by block (contiguous rows of P)."""
+    m = md.n_modes[b]
+    m3 = 3 * m
+    ax = md.x_psit[b]
+    ap = md.psit_psit[b]
+    J0 = md.j0[b]
+    M = (J0[0, 0], J0[0, 1], J0[0, 2], J0[1, 0], J0[1, 1], J0[1, 2], J0[2, 0], J0[2, 1], J0[2, 2])
+    for k in range(m):
+        ek = x[xa + k]
+        y0 = y1 = y2 = y3 = y4 = y5 = y6 = y7 = y8 = 0.0
+        r0 = ap + 3 * k * m3
+        for l in range(m):
+            el = x[xa + l]
+            c0 = r0 + 3 * l
+            y0 += el * md.pool[c0]
+            y1 += el * md.pool[c0 + 1]
+            y2 += el * md.pool[c0 + 2]
+            y3 += el * md.pool[c0 + m3]
+            y4 += el * md.pool[c0 + m3 + 1]
+            y5 += el * md.pool[c0 + m3 + 2]
+            y6 += el * md.pool[c0 + 2 * m3]
+            y7 += el * md.pool[c0 + 2 * m3 + 1]
+            y8 += el * md.pool[c0 + 2 * m3 + 2]
+        S = (md.pool[ax + 3 * k], md.pool[ax + 3 * k + 1], md.pool[ax + 3 * k + 2],
+             md.pool[ax + m3 + 3 * k], md.pool[ax + m3 + 3 * k + 1], md.pool[ax + m3 + 3 * k + 2],
+             md.pool[ax + 2 * m3 + 3 * k], md.pool[ax + 2 * m3 + 3 * k + 1], md.pool[ax + 2 * m3 + 3 * k + 2])
+        M = (M[0] + ek * (S[0] + S[0] + y0), M[1] + ek * (S[1] + S[3] + y1), M[2] + ek * (S[2] + S[6] + y2),
+             M[3] + ek * (S[3] + S[1] + y3), M[4] + ek * (S[4] + S[4] + y4), M[5] + ek * (S[5] + S[7] + y5),
+             M[6] + ek * (S[6] + S[2] + y6), M[7] + ek * (S[7] + S[5] + y7), M[8] + ek * (S[8] + S[8] + y8))
+    return M
 
 
 @njit(cache=True, inline="always")
