@@ -75,9 +75,10 @@ class BeamSection:
                            J=J, rho=rho, ky=k, kz=k)
 
 
-def _bending_shapes(L: float, phi: float, xi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _bending_shapes(L: float, phi: float, xi: float | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                            np.ndarray]:
     """Deflection N_v, its slope dN_v/dx, rotation N_r and dN_r/dx at xi = x/L for DOFs (v1, r1, v2, r2),
-    r = dv/dx - gamma (Friedman & Kosmatka 1993, eqs. 14-15)."""
+    r = dv/dx - gamma (Friedman & Kosmatka 1993, eqs. 14-15); shape (4,) for a scalar xi, (4, n) for n points."""
     c = 1.0 / (1.0 + phi)
     nv = c * np.array([2 * xi**3 - 3 * xi**2 - phi * xi + 1 + phi,
                        L * (xi**3 - (2 + phi / 2) * xi**2 + (1 + phi / 2) * xi),
@@ -96,17 +97,16 @@ def _bending_shapes(L: float, phi: float, xi: float) -> tuple[np.ndarray, np.nda
 def bending_matrices(L: float, EI: float, kGA: float | None, rhoA: float, rhoI: float) -> tuple[np.ndarray, np.ndarray]:
     """4x4 stiffness and consistent mass of planar bending, DOFs (v1, r1, v2, r2), r = dv/dx - gamma.
 
-    kGA None means Euler-Bernoulli (no shear). rhoI = 0 drops the rotary inertia. Integrated by 5-point Gauss."""
+    kGA None means Euler-Bernoulli (no shear). rhoI = 0 drops the rotary inertia. Integrated by 5-point Gauss
+    (all points at once: sum_g w_g L f(xi_g) f(xi_g)^T = (f w L) f^T)."""
     phi = 0.0 if kGA is None else 12.0 * EI / (kGA * L * L)
-    K = np.zeros((4, 4))
-    M = np.zeros((4, 4))
-    for xi, w in zip(_XI, _W):
-        nv, dnv, nr, dnr = _bending_shapes(L, phi, xi)
-        K += w * L * EI * np.outer(dnr, dnr)
-        if kGA is not None:
-            g = dnv - nr
-            K += w * L * kGA * np.outer(g, g)
-        M += w * L * (rhoA * np.outer(nv, nv) + rhoI * np.outer(nr, nr))
+    nv, dnv, nr, dnr = _bending_shapes(L, phi, _XI)
+    wl = _W * L
+    K = (dnr * (wl * EI)) @ dnr.T
+    if kGA is not None:
+        g = dnv - nr
+        K += (g * (wl * kGA)) @ g.T
+    M = (nv * (wl * rhoA)) @ nv.T + (nr * (wl * rhoI)) @ nr.T
     return K, M
 
 

@@ -38,21 +38,23 @@ def element_geometric_stiffness(L: float, N1: float, N2: float, phi_y: float = 0
     shear parameters of the x-y and x-z bending planes (0: Euler-Bernoulli)."""
     out = np.zeros((12, 12))
     for idx, phi, sign in (([1, 5, 7, 11], phi_y, np.ones(4)), ([2, 4, 8, 10], phi_z, np.array([1, -1, 1, -1]))):
-        kg = np.zeros((4, 4))
-        for xi, w in zip(_XI, _W):
-            _, dnv, _, _ = _bending_shapes(L, phi, xi)
-            kg += w * L * (N1 * (1 - xi) + N2 * xi) * np.outer(dnv, dnv)
+        _, dnv, _, _ = _bending_shapes(L, phi, _XI)       # (4, Gauss points)
+        kg = (dnv * (_W * L * (N1 * (1 - _XI) + N2 * _XI))) @ dnv.T
         out[np.ix_(idx, idx)] = sign[:, None] * kg * sign[None, :]
     return out
 
 
-def geometric_stiffness(body: FEBody, u: np.ndarray) -> sp.csr_matrix:
-    """Global geometric stiffness of the axial prestress of the static displacement field u."""
+def geometric_stiffness(body: FEBody, u: np.ndarray) -> sp.csr_matrix | list[sp.csr_matrix]:
+    """Global geometric stiffness of the axial prestress of the static displacement field u (n_dofs,); for u of
+    shape (n_dofs, c), the list of the c fields' matrices (each element's frame and section forces found once)."""
     mesh = body.beam
     if mesh is None:
         raise ModelError(f"{body.name}: geometric stiffness needs a body assembled from beam elements")
-    S = section_forces(body, u)
-    rows, cols, vals = [], [], []
+    u = np.asarray(u, float)
+    cases = u.reshape(u.shape[0], -1)
+    S = section_forces(body, cases)                     # (e, 2, 6, c)
+    rows, cols = [], []
+    vals: list[list[np.ndarray]] = [[] for _ in range(cases.shape[1])]
     timo = mesh.theory == "timoshenko"
     for k, (a, b) in enumerate(mesh.elements):
         s = mesh.sections[k]
@@ -60,13 +62,14 @@ def geometric_stiffness(body: FEBody, u: np.ndarray) -> sp.csr_matrix:
         phi_y = 12 * s.E * s.Iz / (s.ky * s.G * s.A * L * L) if timo else 0.0
         phi_z = 12 * s.E * s.Iy / (s.kz * s.G * s.A * L * L) if timo else 0.0
         T = np.kron(np.eye(4), element_rotation(body.nodes[a], body.nodes[b], mesh.ups[k]))
-        kg = T.T @ element_geometric_stiffness(L, S[k, 0, 0], S[k, 1, 0], phi_y, phi_z) @ T
         d = np.r_[np.arange(6 * a, 6 * a + 6), np.arange(6 * b, 6 * b + 6)]
         rows.append(np.repeat(d, 12))
         cols.append(np.tile(d, 12))
-        vals.append(kg.ravel())
-    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                         shape=(body.n_dofs, body.n_dofs))
+        for c, out in enumerate(vals):
+            out.append((T.T @ element_geometric_stiffness(L, S[k, 0, 0, c], S[k, 1, 0, c], phi_y, phi_z) @ T).ravel())
+    r, cc = np.concatenate(rows), np.concatenate(cols)
+    mats = [sp.csr_matrix((np.concatenate(v), (r, cc)), shape=(body.n_dofs, body.n_dofs)) for v in vals]
+    return mats[0] if u.ndim == 1 else mats
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,6 @@ def modal_geometric_stiffness(ms: ModeSet, fixed: Iterable[int] | None = None) -
         acc[k::d, 6 + k] = 1.0
     F = -(body.M @ acc)
     U = _prestress(ms, F, fixed)
-    mats = np.array([ms.basis.T @ (geometric_stiffness(body, U[:, c]) @ ms.basis) for c in range(9)])
+    mats = np.array([ms.basis.T @ (Kg @ ms.basis) for Kg in geometric_stiffness(body, U)])
     mats = 0.5 * (mats + mats.transpose(0, 2, 1))
     return ModalGeometricStiffness(omega_pairs=mats[:6], accel=mats[6:])
