@@ -23,7 +23,7 @@ import math
 from numba import njit
 
 from .bodies.dispatch import body_potential, kinetic_energy, marker_acceleration, marker_angle, marker_quaternion
-from .constraints import eval_constraints
+from .constraints import eval_constraint_rows
 from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
 from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, multiplier_outputs
 from .marker_loads import system_view
@@ -33,7 +33,7 @@ from .system import eval_frames_ws, eval_rows_ws
 MARKER_VALUES = 16
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _marker_block(m, q, qdd, fr, q_local, angle_local, planar, raw, off):
     o, vo, wm = fr.o, fr.vo, fr.wm
     for k in range(m.marker_body.shape[0]):
@@ -56,13 +56,15 @@ def _marker_block(m, q, qdd, fr, q_local, angle_local, planar, raw, off):
                 raw[base + 9 + i] = x[i]
 
 
-@njit(cache=True)
-def _coordinates(ms, t, q, qd, mrows, is_angle, prev_s, has_prev, raw, off_s, off_sd):
+@njit(cache=True, _nrt=False)
+def _coordinates(ms, t, q, qd, fr, mrows, is_angle, prev_s, has_prev, raw, off_s, off_sd):
+    """Joint coordinates and rates of the measure rows ``ms`` (the model's bodies and markers with other rows) at
+    the frames ``fr`` evaluated at (q, qd)."""
     phi, jac = mrows.phi, mrows.jac
     n = phi.shape[0]
     if n == 0:
         return
-    eval_constraints(ms, t, q, qd, phi, jac, mrows.nu, mrows.gamma, mrows.jtw)
+    eval_constraint_rows(ms, t, q, qd, fr.r, fr.o, fr.R, fr.vo, fr.wm, phi, jac, mrows.nu, mrows.gamma, mrows.jtw)
     for k in range(n):
         sd = 0.0
         for c in range(jac.shape[1]):
@@ -78,7 +80,7 @@ def _coordinates(ms, t, q, qd, mrows, is_angle, prev_s, has_prev, raw, off_s, of
         raw[off_sd + k] = sd
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _reactions(m, jtw, lam, o, r, joint_mi, joint_mj, rows_ptr, rows_idx, raw, off):
     for j in range(joint_mi.shape[0]):
         mi = joint_mi[j]
@@ -86,16 +88,19 @@ def _reactions(m, jtw, lam, o, r, joint_mi, joint_mj, rows_ptr, rows_idx, raw, o
         bj = m.marker_body[mj]
         side = 6 if bj >= 0 else 0
         body = bj if bj >= 0 else m.marker_body[mi]
-        wr = [0.0] * 6
+        F0 = F1 = F2 = n0 = n1 = n2 = 0.0       # wrench -(jtw_rows^T lam_rows) about the body's reference point
         for e in range(rows_ptr[j], rows_ptr[j + 1]):
             k = rows_idx[e]
-            for i in range(6):
-                wr[i] -= jtw[k, side + i] * lam[k]
+            F0 -= jtw[k, side] * lam[k]
+            F1 -= jtw[k, side + 1] * lam[k]
+            F2 -= jtw[k, side + 2] * lam[k]
+            n0 -= jtw[k, side + 3] * lam[k]
+            n1 -= jtw[k, side + 4] * lam[k]
+            n2 -= jtw[k, side + 5] * lam[k]
         s0, s1, s2 = o[mj, 0] - r[body, 0], o[mj, 1] - r[body, 1], o[mj, 2] - r[body, 2]
-        F0, F1, F2 = wr[0], wr[1], wr[2]
-        T0 = wr[3] - (s1 * F2 - s2 * F1)
-        T1 = wr[4] - (s2 * F0 - s0 * F2)
-        T2 = wr[5] - (s0 * F1 - s1 * F0)
+        T0 = n0 - (s1 * F2 - s2 * F1)
+        T1 = n1 - (s2 * F0 - s0 * F2)
+        T2 = n2 - (s0 * F1 - s1 * F0)
         sign = 1.0 if bj >= 0 else -1.0
         base = off + 6 * j
         raw[base] = sign * F0
@@ -106,7 +111,7 @@ def _reactions(m, jtw, lam, o, r, joint_mi, joint_mj, rows_ptr, rows_idx, raw, o
         raw[base + 5] = sign * T2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def channel_values(m, ms, t, q, qd, qdd, lam, u, zs, zn, Q, fr, rows, mrows, out, cw, plan, q_local, angle_local,
                    planar, is_angle, prev_s, has_prev, iterations, residual, raw, off):
     """Fill ``raw`` (layout: module docstring) at the state (t, q, qd, qdd, lam) with inputs u and committed
@@ -127,7 +132,7 @@ def channel_values(m, ms, t, q, qd, qdd, lam, u, zs, zn, Q, fr, rows, mrows, out
     add_multiplier_forces(m, sv, q, rows.jtw, lam, 0.0, zs, zn, MODE_FULL, Q, out)
     multiplier_outputs(m, sv, lam, out)
     _marker_block(m, q, qdd, fr, q_local, angle_local, planar, raw, off[0])
-    _coordinates(ms, t, q, qd, mrows, is_angle, prev_s, has_prev, raw, off[1], off[2])
+    _coordinates(ms, t, q, qd, fr, mrows, is_angle, prev_s, has_prev, raw, off[1], off[2])
     joint_mi, joint_mj, rows_ptr, rows_idx, driver_rows = plan
     _reactions(m, rows.jtw, lam, fr.o, fr.r, joint_mi, joint_mj, rows_ptr, rows_idx, raw, off[3])
     for d in range(driver_rows.shape[0]):
