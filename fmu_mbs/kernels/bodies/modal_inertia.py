@@ -43,6 +43,35 @@ def ctr(md, b, mass, x, xa, const):
             ctr_entry(md, b, mass, x, xa, const, 2, 2))
 
 
+@njit(cache=True, inline="always")
+def block(md, adr, m3, k):
+    """The k-th 3 x 3 block (row-major 9-tuple) of a 3 x 3m invariant at pool address adr (m3 = 3m)."""
+    c = adr + 3 * k
+    return (md.pool[c], md.pool[c + 1], md.pool[c + 2], md.pool[c + m3], md.pool[c + m3 + 1], md.pool[c + m3 + 2],
+            md.pool[c + 2 * m3], md.pool[c + 2 * m3 + 1], md.pool[c + 2 * m3 + 2])
+
+
+@njit(cache=True, inline="always")
+def y_block(md, ap, m3, k, x, xa):
+    """Y_k = sum_l x_l P[3k:3k+3, 3l:3l+3] (row-major 9-tuple) of the 3m x 3m invariant P at pool address ap,
+    m3 = 3m, read in contiguous row triples."""
+    y0 = y1 = y2 = y3 = y4 = y5 = y6 = y7 = y8 = 0.0
+    r0 = ap + 3 * k * m3
+    for l in range(m3 // 3):
+        el = x[xa + l]
+        c0 = r0 + 3 * l
+        y0 += el * md.pool[c0]
+        y1 += el * md.pool[c0 + 1]
+        y2 += el * md.pool[c0 + 2]
+        y3 += el * md.pool[c0 + m3]
+        y4 += el * md.pool[c0 + m3 + 1]
+        y5 += el * md.pool[c0 + m3 + 2]
+        y6 += el * md.pool[c0 + 2 * m3]
+        y7 += el * md.pool[c0 + 2 * m3 + 1]
+        y8 += el * md.pool[c0 + 2 * m3 + 2]
+    return y0, y1, y2, y3, y4, y5, y6, y7, y8
+
+
 @njit(cache=True, _nrt=False)
 def mrr(md, b, x, xa):
     """M_rr at eta = x as a row-major 9-tuple: J0 + sum_k eta_k (S_k + S_k^T + Y_k), S_k = mXRefTildePsiTilde_k,
@@ -56,23 +85,8 @@ def mrr(md, b, x, xa):
     M = (J0[0, 0], J0[0, 1], J0[0, 2], J0[1, 0], J0[1, 1], J0[1, 2], J0[2, 0], J0[2, 1], J0[2, 2])
     for k in range(m):
         ek = x[xa + k]
-        y0 = y1 = y2 = y3 = y4 = y5 = y6 = y7 = y8 = 0.0
-        r0 = ap + 3 * k * m3
-        for l in range(m):
-            el = x[xa + l]
-            c0 = r0 + 3 * l
-            y0 += el * md.pool[c0]
-            y1 += el * md.pool[c0 + 1]
-            y2 += el * md.pool[c0 + 2]
-            y3 += el * md.pool[c0 + m3]
-            y4 += el * md.pool[c0 + m3 + 1]
-            y5 += el * md.pool[c0 + m3 + 2]
-            y6 += el * md.pool[c0 + 2 * m3]
-            y7 += el * md.pool[c0 + 2 * m3 + 1]
-            y8 += el * md.pool[c0 + 2 * m3 + 2]
-        S = (md.pool[ax + 3 * k], md.pool[ax + 3 * k + 1], md.pool[ax + 3 * k + 2],
-             md.pool[ax + m3 + 3 * k], md.pool[ax + m3 + 3 * k + 1], md.pool[ax + m3 + 3 * k + 2],
-             md.pool[ax + 2 * m3 + 3 * k], md.pool[ax + 2 * m3 + 3 * k + 1], md.pool[ax + 2 * m3 + 3 * k + 2])
+        y0, y1, y2, y3, y4, y5, y6, y7, y8 = y_block(md, ap, m3, k, x, xa)
+        S = block(md, ax, m3, k)
         M = (M[0] + ek * (S[0] + S[0] + y0), M[1] + ek * (S[1] + S[3] + y1), M[2] + ek * (S[2] + S[6] + y2),
              M[3] + ek * (S[3] + S[1] + y3), M[4] + ek * (S[4] + S[4] + y4), M[5] + ek * (S[5] + S[7] + y5),
              M[6] + ek * (S[6] + S[2] + y6), M[7] + ek * (S[7] + S[5] + y7), M[8] + ek * (S[8] + S[8] + y8))
@@ -212,24 +226,13 @@ def add_internal_forces(md, b, a, mass, g, q, qd, Q):
     for k in range(m):
         ek = q[e + k]
         dk = qd[e + k]
-        y0 = y1 = y2 = y3 = y4 = y5 = y6 = y7 = y8 = 0.0
+        y0, y1, y2, y3, y4, y5, y6, y7, y8 = y_block(md, pps, m3, k, q, e)
         pe0 = pe1 = pe2 = 0.0
         mdot = 0.0
         f = 0.0
-        r0 = pps + 3 * k * m3
         for l in range(m):
             el = q[e + l]
             dl = qd[e + l]
-            c0 = r0 + 3 * l
-            y0 += el * md.pool[c0]
-            y1 += el * md.pool[c0 + 1]
-            y2 += el * md.pool[c0 + 2]
-            y3 += el * md.pool[c0 + m3]
-            y4 += el * md.pool[c0 + m3 + 1]
-            y5 += el * md.pool[c0 + m3 + 2]
-            y6 += el * md.pool[c0 + 2 * m3]
-            y7 += el * md.pool[c0 + 2 * m3 + 1]
-            y8 += el * md.pool[c0 + 2 * m3 + 2]
             pe0 += md.pool[ppp + (3 * k) * m + l] * dl
             pe1 += md.pool[ppp + (3 * k + 1) * m + l] * dl
             pe2 += md.pool[ppp + (3 * k + 2) * m + l] * dl
@@ -243,12 +246,8 @@ def add_internal_forces(md, b, a, mass, g, q, qd, Q):
                     kk += wp[c] * md.pool[kg + c * mm + k * m + l]
                 f -= kk * el
         # mPhitTPsiTilde_k and mXRefTildePsiTilde_k (3 x 3 blocks of the 3 x 3m invariants)
-        P = (md.pool[ppt + 3 * k], md.pool[ppt + 3 * k + 1], md.pool[ppt + 3 * k + 2],
-             md.pool[ppt + m3 + 3 * k], md.pool[ppt + m3 + 3 * k + 1], md.pool[ppt + m3 + 3 * k + 2],
-             md.pool[ppt + 2 * m3 + 3 * k], md.pool[ppt + 2 * m3 + 3 * k + 1], md.pool[ppt + 2 * m3 + 3 * k + 2])
-        S = (md.pool[xpt + 3 * k], md.pool[xpt + 3 * k + 1], md.pool[xpt + 3 * k + 2],
-             md.pool[xpt + m3 + 3 * k], md.pool[xpt + m3 + 3 * k + 1], md.pool[xpt + m3 + 3 * k + 2],
-             md.pool[xpt + 2 * m3 + 3 * k], md.pool[xpt + 2 * m3 + 3 * k + 1], md.pool[xpt + 2 * m3 + 3 * k + 2])
+        P = block(md, ppt, m3, k)
+        S = block(md, xpt, m3, k)
         Y = (y0, y1, y2, y3, y4, y5, y6, y7, y8)
         ptw = mv(P, w)                               # mPhitTPsiTilde_k w
         sw = mv(S, w)                                # mXRefTildePsiTilde_k w
