@@ -97,16 +97,20 @@ def _bending_shapes(L: float, phi: float, xi: float | np.ndarray) -> tuple[np.nd
 def bending_matrices(L: float, EI: float, kGA: float | None, rhoA: float, rhoI: float) -> tuple[np.ndarray, np.ndarray]:
     """4x4 stiffness and consistent mass of planar bending, DOFs (v1, r1, v2, r2), r = dv/dx - gamma.
 
-    kGA None means Euler-Bernoulli (no shear). rhoI = 0 drops the rotary inertia. Integrated by 5-point Gauss
-    (all points at once: sum_g w_g L f(xi_g) f(xi_g)^T = (f w L) f^T)."""
+    kGA None means Euler-Bernoulli (no shear). rhoI = 0 drops the rotary inertia. Integrated by 5-point Gauss, point
+    by point: the mode shapes of a body whose frequencies come in equal pairs (a square section) are fixed only up
+    to a rotation within each pair, which round-off decides, and model files store modal coordinates in that basis
+    (a summation in another order changed it and moved models/flexible_boom.json's stored static start)."""
     phi = 0.0 if kGA is None else 12.0 * EI / (kGA * L * L)
-    nv, dnv, nr, dnr = _bending_shapes(L, phi, _XI)
-    wl = _W * L
-    K = (dnr * (wl * EI)) @ dnr.T
-    if kGA is not None:
-        g = dnv - nr
-        K += (g * (wl * kGA)) @ g.T
-    M = (nv * (wl * rhoA)) @ nv.T + (nr * (wl * rhoI)) @ nr.T
+    K = np.zeros((4, 4))
+    M = np.zeros((4, 4))
+    for xi, w in zip(_XI, _W):
+        nv, dnv, nr, dnr = _bending_shapes(L, phi, xi)
+        K += w * L * EI * np.outer(dnr, dnr)
+        if kGA is not None:
+            g = dnv - nr
+            K += w * L * kGA * np.outer(g, g)
+        M += w * L * (rhoA * np.outer(nv, nv) + rhoI * np.outer(nr, nr))
     return K, M
 
 
