@@ -44,17 +44,19 @@ def element_geometric_stiffness(L: float, N1: float, N2: float, phi_y: float = 0
     return out
 
 
-def geometric_stiffness(body: FEBody, u: np.ndarray) -> sp.csr_matrix | list[sp.csr_matrix]:
-    """Global geometric stiffness of the axial prestress of the static displacement field u (n_dofs,); for u of
-    shape (n_dofs, c), the list of the c fields' matrices (each element's frame and section forces found once)."""
+def geometric_stiffness(body: FEBody, u: np.ndarray) -> sp.csr_matrix:
+    """Global geometric stiffness of the axial prestress of the static displacement field u (n_dofs,)."""
+    return geometric_stiffness_cases(body, np.asarray(u, float)[:, None])[0]
+
+
+def geometric_stiffness_cases(body: FEBody, U: np.ndarray) -> list[sp.csr_matrix]:
+    """geometric_stiffness of each column of U (n_dofs, c), each element's frame and section forces found once."""
     mesh = body.beam
     if mesh is None:
         raise ModelError(f"{body.name}: geometric stiffness needs a body assembled from beam elements")
-    u = np.asarray(u, float)
-    cases = u.reshape(u.shape[0], -1)
-    S = section_forces(body, cases)                     # (e, 2, 6, c)
+    S = section_forces(body, U)                         # (e, 2, 6, c)
     rows, cols = [], []
-    vals: list[list[np.ndarray]] = [[] for _ in range(cases.shape[1])]
+    vals: list[list[np.ndarray]] = [[] for _ in range(U.shape[1])]
     timo = mesh.theory == "timoshenko"
     for k, (a, b) in enumerate(mesh.elements):
         s = mesh.sections[k]
@@ -68,8 +70,7 @@ def geometric_stiffness(body: FEBody, u: np.ndarray) -> sp.csr_matrix | list[sp.
         for c, out in enumerate(vals):
             out.append((T.T @ element_geometric_stiffness(L, S[k, 0, 0, c], S[k, 1, 0, c], phi_y, phi_z) @ T).ravel())
     r, cc = np.concatenate(rows), np.concatenate(cols)
-    mats = [sp.csr_matrix((np.concatenate(v), (r, cc)), shape=(body.n_dofs, body.n_dofs)) for v in vals]
-    return mats[0] if u.ndim == 1 else mats
+    return [sp.csr_matrix((np.concatenate(v), (r, cc)), shape=(body.n_dofs, body.n_dofs)) for v in vals]
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,6 @@ def modal_geometric_stiffness(ms: ModeSet, fixed: Iterable[int] | None = None) -
         acc[k::d, 6 + k] = 1.0
     F = -(body.M @ acc)
     U = _prestress(ms, F, fixed)
-    mats = np.array([ms.basis.T @ (Kg @ ms.basis) for Kg in geometric_stiffness(body, U)])
+    mats = np.array([ms.basis.T @ (Kg @ ms.basis) for Kg in geometric_stiffness_cases(body, U)])
     mats = 0.5 * (mats + mats.transpose(0, 2, 1))
     return ModalGeometricStiffness(omega_pairs=mats[:6], accel=mats[6:])
