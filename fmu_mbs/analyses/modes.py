@@ -15,6 +15,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..compiler import CompiledModel
+from ..fe.eigen import canonical_modes
 from .evaluate import Evaluator
 from .statics import equilibrium_stiffness, statics
 
@@ -49,4 +50,5 @@ def mechanism_modes(cm: CompiledModel, t: float = 0.0, q: np.ndarray | None = No
     N = sla.null_space(J) if J.shape[0] else np.eye(len(q))
     Kr, Mr = N.T @ (0.5 * (K + K.T)) @ N, N.T @ M @ N
     lam2, X = sla.eigh(Kr, Mr)
-    return Modes(lam2, N @ X, q, list(cm.q_names))
+    scale = max(float(np.max(np.abs(lam2), initial=0.0)), 1e-300)
+    return Modes(lam2, canonical_modes(lam2, N @ X, atol=1e-12 * scale), q, list(cm.q_names))

@@ -10,7 +10,7 @@ from .beam_body import BeamMesh, beam_body, straight_beam
 from .body import FEBody
 from .craig_bampton import craig_bampton
 from .damping import modal_damping, rayleigh, rayleigh_coefficients
-from .eigen import Modes, natural_modes, static_solve
+from .eigen import Modes, canonical_modes, natural_modes, static_solve
 from .flexible_kind import flexible_body_fields, reduced_flexible_body_fields
 from .free_modes import free_interface_modes, static_modes, static_response, with_static_correction
 from .interfaces import Interface
@@ -23,7 +23,8 @@ from .stiffening import ModalGeometricStiffness, geometric_stiffness, modal_geom
 from .truss import truss_body
 
 __all__ = ["BeamMesh", "BeamSection", "FEBody", "FemData", "ImportedBody", "Interface", "Invariants",
-           "ModalGeometricStiffness", "ModeSet", "Modes", "beam_body", "compute_invariants", "craig_bampton",
+           "ModalGeometricStiffness", "ModeSet", "Modes", "beam_body", "canonical_modes",
+           "compute_invariants", "craig_bampton",
            "flexible_body_fields", "free_interface_modes", "geometric_stiffness", "invariants", "modal_damping",
            "modal_geometric_stiffness", "natural_modes", "normal_stress", "orthogonalize", "rayleigh",
            "rayleigh_coefficients", "read_abaqus_matrices", "read_fem", "read_matrix_market",

@@ -14,6 +14,7 @@ from ..errors import AnalysisError
 from .body import free_dofs
 
 DENSE_LIMIT = 2500   # below this many free DOFs the dense symmetric solver is faster and more robust than ARPACK
+CLUSTER_RTOL = 1e-8  # eigenvalues closer than this (relative) count as one repeated eigenvalue: canonical_modes
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,8 @@ def generalized_eigen(K: sp.spmatrix | np.ndarray, M: sp.spmatrix | np.ndarray, 
         lam, x = la.eigh(Kd, Md)
         keep = np.argsort(lam)[:n] if shift == 0.0 else np.argsort(np.abs(lam - shift))[:n]
         keep = keep[np.argsort(lam[keep])]
-        return lam[keep], x[:, keep]
+        scale = max(float(np.max(np.abs(lam))), 1e-300)
+        return lam[keep], canonical_modes(lam[keep], x[:, keep], atol=1e-12 * scale)
     # shift a little below ``shift`` so that K - sigma M is regular even for a free body (singular K); the scale
     # is a cheap stand-in for the largest eigenvalue: the largest ratio of the diagonals
     Kc, Mc = sp.csc_matrix(K), sp.csc_matrix(M)
@@ -56,7 +58,43 @@ def generalized_eigen(K: sp.spmatrix | np.ndarray, M: sp.spmatrix | np.ndarray, 
     order = np.argsort(lam)
     x = x[:, order]
     x /= np.sqrt(np.einsum("ij,ij->j", x, M @ x))
-    return lam[order], x
+    return lam[order], canonical_modes(lam[order], x, atol=1e-12 * scale)
+
+
+def canonical_modes(lam: np.ndarray, X: np.ndarray, rtol: float = CLUSTER_RTOL, atol: float = 0.0,
+                    significant: float = 0.1) -> np.ndarray:
+    """The eigenvectors X (columns, lam ascending, orthonormal in some metric M) in a basis that does not depend
+    on round-off: within each cluster of (numerically) repeated eigenvalues, |lam_j - lam_i| <= rtol max|lam| +
+    atol, the eigensolver returns an arbitrary orthonormal basis of the eigenspace (a square or round beam
+    section: bending in y and z at one frequency), and every eigenvector's sign is arbitrary. A model that stores
+    modal coordinates (a static start) must find the same modes on every machine.
+
+    Rule, per cluster with coefficient projector P (start I): take the first coordinate i (in the X's row order)
+    whose projected row |P x_i| exceeds ``significant`` times the largest one; the next vector is the one of the
+    remaining eigenspace with the largest i-th component (coefficients P x_i / |P x_i|, so that component is > 0);
+    deflate P and repeat. Rotations within a cluster are orthogonal, so X stays M-orthonormal and, for exactly
+    repeated eigenvalues, made of eigenvectors. The rows' norms under P do not depend on the basis the solver
+    chose, so neither does the result (unless a row lies within round-off of the threshold)."""
+    X = np.array(X, float, copy=True)
+    k = len(lam)
+    start = 0
+    while start < k:
+        stop = start + 1
+        while stop < k and abs(lam[stop] - lam[start]) <= rtol * max(abs(lam[stop]), abs(lam[start])) + atol:
+            stop += 1
+        Xc = X[:, start:stop]
+        P = np.eye(stop - start)
+        D = np.empty((stop - start, stop - start))
+        for j in range(stop - start):
+            A = Xc @ P
+            r = np.sqrt(np.einsum("ij,ij->i", A, A))
+            i = int(np.argmax(r > significant * r.max()))
+            d = A[i] / r[i]
+            D[:, j] = d
+            P -= np.outer(d, d)
+        X[:, start:stop] = Xc @ D
+        start = stop
+    return X
 
 
 def natural_modes(K: sp.spmatrix, M: sp.spmatrix, n: int, fixed: Iterable[int] | None = None) -> Modes:
