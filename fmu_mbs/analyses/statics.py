@@ -30,6 +30,8 @@ from .trajectory import Trajectory
 FD_STEP = 6e-6        # central-difference step relative to max(1, |q_j|): ~eps^(1/3), error ~1e-11 relative
 LSTSQ_RCOND = 1e-10   # singular values below this (relative) count as zero in Newton steps (neutral directions)
 METHODS = ("auto", "newton", "relaxation")
+ROUNDOFF_STEP = 1e-11     # Newton steps below this (relative to max(1 m, |q|)) are round-off: converged ...
+ROUNDOFF_RESIDUAL = 1e-6  # ... if the scaled residual is below this too
 WATCHDOG = 5         # newton_equilibrium's watchdog iterations for models with beam elements (stiff axial members)
 MOVED = 1e-3          # a coordinate farther than this (m or rad) from its start: the start was not an equilibrium
 
@@ -150,6 +152,11 @@ def newton_equilibrium(ev: Evaluator, t: float, q: np.ndarray, lam: np.ndarray, 
         if not np.all(np.isfinite(d)):
             return NewtonResult(q, lam, it, False, f"non-finite Newton step at iteration {it + 1}")
         dq, dlam = d[:n], d[n:] * fscale
+        if np.max(np.abs(dq), initial=0.0) <= ROUNDOFF_STEP * max(1.0, np.max(np.abs(q), initial=0.0)) \
+                and norm <= ROUNDOFF_RESIDUAL:
+            # the residual is round-off of forces that cancel (a stiff member: EA eps / L is 1e-8 N for steel):
+            # the correction it asks for is below the coordinates' own precision
+            return NewtonResult(q, lam, it, True)
         if watchdog and not fallback:              # the watchdog's full step, whatever its residual
             q_try, lam_try = q + dq, lam + dlam
             rf_try, phi_try = equilibrium_residual(ev, t, q_try, lam_try)

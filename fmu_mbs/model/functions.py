@@ -7,7 +7,7 @@ Each kind is a frozen dataclass; ``function_from_dict`` / ``function_to_dict`` g
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, is_dataclass
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,8 @@ def function_to_dict(fn: TimeFunction) -> dict | float:
 
 def function_problems(fn: TimeFunction, where: str) -> list[str]:
     """Every problem with a time function's parameters, each naming ``where``."""
+    if not is_dataclass(fn) or type(fn) not in _KIND_OF:
+        return [f"{where}: expected a time function (e.g. Constant({fn!r}) for a number), got {type(fn).__name__}"]
     problems = []
     numbers: list[float] = []
     for f in fields(fn):
