@@ -140,6 +140,18 @@ def test_cantilever_frequencies_against_euler_bernoulli():
         assert wk == pytest.approx(bl ** 2 * scale, rel=tol)
 
 
+def test_stiff_steel_cantilever_under_a_small_load_has_an_equilibrium():
+    """A 1 cm steel bar, 1 m in 10 elements, 10 N at the tip: the force residual's round-off floor (EA/L0 times
+    the positions' round-off, ~2e-8 N) lies above the force tolerance (1e-9 of 10 N); statics must still converge
+    (at the floor) to Timoshenko's deflection with the one-point law."""
+    n, P = 10, 10.0
+    beam = steel_bar(n, length=1.0, h=0.01)
+    cm, nodes = cantilever(beam, force=(0.0, P, 0.0))
+    w = statics(cm)[f"{nodes[-1]}.r[2]"][0]
+    bending = P / (3 * beam.E * beam.Iz) * (1.0 - 1.0 / (4 * n * n))
+    assert w == pytest.approx(bending + P / (beam.shear_factor * beam.G * beam.area), rel=1e-3)
+
+
 def test_forces_are_the_gradient_of_the_strain_energy():
     """Q . dq = -dV along random coordinate directions of a deformed, twisted, curved beam (exact consistency the
     statics tangent and energy balance rely on)."""
