@@ -11,9 +11,11 @@ Both elements are the same two-node Simo-Reissner element (linear interpolation,
 Crisfield-Jelenic's mid-point rotation is the mean angle in the plane), with the same strain-rate damping. They
 differ in the mass: fmu-mbs lumps it on the node bodies (rho A L_e / 2 and rho I L_e / 2 per element end), Exudyn
 integrates the consistent mass of the linear shape functions. ``lumped=True`` gives Exudyn fmu-mbs's lumped mass
-(massless elements, a RigidBody2D with the lumped mass on each node): the same discrete equations. And fmu-mbs's
-beam is spatial (13 rigid node bodies, 7 coordinates each, out-of-plane motion free but not excited), Exudyn's
-planar (3 coordinates per node): 105 coordinates and 36 constraint rows against 44 and 8.
+(massless elements, a RigidBody2D with the lumped mass on each node): the same discrete equations. fmu-mbs runs the
+mechanism as a planar model (``planar_bench_model``: planar node bodies, the slider a point mass on a
+point_on_line joint: 44 coordinates and 8 constraint rows, as Exudyn) and, as code "fmu-mbs spatial", as the
+catalogue's spatial model (``bench_model``: 13 spatial node bodies, 105 coordinates and 36 rows; out-of-plane
+motion free but not excited) with its fastest variant.
 
 Exudyn's sensors are stored every OUTPUT s; where its step control has cut a step (its default ``adaptiveStep``)
 the stored times leave the OUTPUT grid by part of a step, and at 1 ms spacing a linear interpolation back to the
@@ -39,6 +41,7 @@ from fmu_mbs.analyses.simulate import simulate
 from fmu_mbs.compiler import CompiledModel, compile_model
 from fmu_mbs.model import ModelBuilder, load_model
 from fmu_mbs.model.exact_beam import GeometricallyExactBeam, add_geometrically_exact_beam
+from fmu_mbs.model.functions import Polynomial
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench/: the other Exudyn comparisons' helpers
 from exudyn_compare import simulation_settings  # noqa: E402
@@ -77,8 +80,30 @@ def _beta() -> float:
 BETA = _beta()       # s: stiffness-proportional damping, 1 % of critical at the first bending mode (2.41e-5 s)
 
 
+def planar_bench_model(n: int = N_ELEMENTS, beta: float = BETA):
+    """The same mechanism as a planar model, as Exudyn's is: crank (planar body), the beam on planar node bodies
+    (rod_n0 .. rod_n<n>), the slider a point mass on the rail (point_on_line), the crank law on the pivot: 3 (13 + 1)
+    + 2 = 44 coordinates and 8 constraint rows, Exudyn's count."""
+    b = ModelBuilder("gebeam_slider_crank_planar", 2, gravity=G[:2])
+    b.add_planar_body("crank", CRANK_MASS, CRANK_MASS * R * R / 12.0, position=(R / 2, 0.0))
+    b.add_point_mass("slider", SLIDER_MASS, position=(R + L, 0.0))
+    b.add_marker("O", "ground")
+    b.add_marker("crank_O", "crank", position=(-R / 2, 0.0))
+    b.add_marker("crank_A", "crank", position=(R / 2, 0.0))
+    b.add_marker("slider_B", "slider")
+    b.add_marker("rail", "ground")
+    rod = GeometricallyExactBeam("rod", **section(), start=(R, 0.0), end=(R + L, 0.0), n_elements=n, damping=beta)
+    nodes = add_geometrically_exact_beam(b, rod)
+    b.add_joint("pivot", "revolute", "O", "crank_O")
+    b.add_joint("crank_pin", "revolute", "crank_A", nodes[0])
+    b.add_joint("wrist_pin", "revolute", nodes[-1], "slider_B")
+    b.add_joint("guide", "point_on_line", "rail", "slider_B")
+    b.add_driver("motor", "pivot", Polynomial((0.0, 0.0, ALPHA / 2.0)))
+    return b.build()
+
+
 def bench_model(n: int = N_ELEMENTS, beta: float = BETA):
-    """The catalogue slider-crank with its modal rod replaced by the beam (nodes rod_n0 .. rod_n<n>)."""
+    """The catalogue slider-crank (spatial) with its modal rod replaced by the beam (nodes rod_n0 .. rod_n<n>)."""
     b = ModelBuilder.from_model(load_model(MODEL), "gebeam_slider_crank")
     for name in ("rod", "rod_A", "rod_mid", "rod_B", "rod_1", "rod_2"):
         b.remove(name)
@@ -103,6 +128,9 @@ FMU_MBS_SETTINGS = {"default": {}, "tangent kept 20": {"tangent_every": 20, "ene
                                              "energy_balance": False},
                     "g-alpha 0.9, kept 20, tol 1e-7": {"integrator": "galpha", "rho_inf": 0.9, "tangent_every": 20,
                                                        "energy_balance": False, "tol": 1e-7}}
+
+
+SPATIAL_VARIANT = "g-alpha 0.9, kept 20, tol 1e-7"    # the spatial model's row in the ladder (its fastest)
 
 
 def run_fmu_mbs(cm: CompiledModel, t_end: float, h: float, options: dict | None = None,
@@ -248,7 +276,7 @@ def agreement(t_end: float, h_ref: float, meshes: tuple[int, ...] = (N_ELEMENTS,
     slider m)."""
     out = {}
     for n in meshes:
-        ours, _ = run_fmu_mbs(compile_model(bench_model(n)), t_end, h_ref, n=n)
+        ours, _ = run_fmu_mbs(compile_model(planar_bench_model(n)), t_end, h_ref, n=n)
         cons, _ = run_exudyn(t_end, h_ref, AGREEMENT_SETTINGS, n=n, every_step=True)
         lump, _ = run_exudyn(t_end, h_ref, AGREEMENT_SETTINGS, n=n, lumped=True, every_step=True)
         out[n] = {"consistent": difference(cons, ours), "lumped": difference(lump, ours),
@@ -258,9 +286,12 @@ def agreement(t_end: float, h_ref: float, meshes: tuple[int, ...] = (N_ELEMENTS,
 
 def ladder(t_end: float, steps: tuple[float, ...], h_ref: float, repeats: int = 2) -> dict:
     """Both codes at every step and variant, each against its own run at h_ref (the integration error); Exudyn with
-    its element (code "Exudyn") and with the lumped mass ("Exudyn lumped", fmu-mbs's discrete equations)."""
-    cm = compile_model(bench_model())
-    refs = {"fmu-mbs": run_fmu_mbs(cm, t_end, h_ref)[0], "Exudyn": run_exudyn(t_end, h_ref, every_step=True)[0],
+    its element (code "Exudyn") and with the lumped mass ("Exudyn lumped", fmu-mbs's discrete equations); fmu-mbs's
+    planar model (code "fmu-mbs") and its spatial one ("fmu-mbs spatial", SPATIAL_VARIANT only)."""
+    cm = compile_model(planar_bench_model())
+    cm3 = compile_model(bench_model())
+    refs = {"fmu-mbs": run_fmu_mbs(cm, t_end, h_ref)[0], "fmu-mbs spatial": run_fmu_mbs(cm3, t_end, h_ref)[0],
+            "Exudyn": run_exudyn(t_end, h_ref, every_step=True)[0],
             "Exudyn lumped": run_exudyn(t_end, h_ref, lumped=True, every_step=True)[0]}
     rows = []
 
@@ -271,6 +302,8 @@ def ladder(t_end: float, steps: tuple[float, ...], h_ref: float, repeats: int = 
     for h in steps:
         for name, options in FMU_MBS_SETTINGS.items():
             add("fmu-mbs", name, lambda h=h, o=options: run_fmu_mbs(cm, t_end, h, o))
+        add("fmu-mbs spatial", SPATIAL_VARIANT,
+            lambda h=h: run_fmu_mbs(cm3, t_end, h, FMU_MBS_SETTINGS[SPATIAL_VARIANT]))
         for name, settings in EXUDYN_VARIANTS.items():
             add("Exudyn", name, lambda h=h, s=settings: run_exudyn(t_end, h, s))
         for name in ("default", "Newton tol 1e-4"):
@@ -278,7 +311,7 @@ def ladder(t_end: float, steps: tuple[float, ...], h_ref: float, repeats: int = 
     return {"t_end": t_end, "h_ref": h_ref, "rows": rows, "model_difference": difference(refs["Exudyn"],
                                                                                          refs["fmu-mbs"]),
             "lumped_difference": difference(refs["Exudyn lumped"], refs["fmu-mbs"]),
-            "fmu_mbs_coordinates": (cm.n_q, cm.n_rows)}
+            "fmu_mbs_coordinates": (cm.n_q, cm.n_rows), "fmu_mbs_spatial_coordinates": (cm3.n_q, cm3.n_rows)}
 
 
 def _pct(d: dict) -> str:
@@ -300,21 +333,28 @@ def main() -> None:
         print(f"{n} elements, converged runs (h = {args.h_ref:g} s), Exudyn minus fmu-mbs: its element "
               f"{_pct(a['consistent'])}; with the lumped mass {_pct(a['lumped'])}")
     res = ladder(args.t_end, tuple(args.steps), args.h_ref)
-    print(f"coordinates (ODE2, constraints): fmu-mbs {res['fmu_mbs_coordinates']}, Exudyn "
+    print(f"coordinates (ODE2, constraints): fmu-mbs {res['fmu_mbs_coordinates']} (spatial model "
+          f"{res['fmu_mbs_spatial_coordinates']}), Exudyn "
           f"{(res['rows'][-1]['n_coordinates'], res['rows'][-1]['n_constraints'])}")
     print()
-    eq = equal_accuracy([r for r in res["rows"] if r["code"] != "Exudyn lumped"], (1e-2, 1e-3))
+    eq = equal_accuracy([r for r in res["rows"] if r["code"] in ("fmu-mbs", "Exudyn")], (1e-2, 1e-3))
     eq_l = equal_accuracy([{**r, "code": "Exudyn"} if r["code"] == "Exudyn lumped" else r for r in res["rows"]
-                           if r["code"] != "Exudyn"], (1e-2, 1e-3))
+                           if r["code"] in ("fmu-mbs", "Exudyn lumped")], (1e-2, 1e-3))
+    eq_s = equal_accuracy([{**r, "code": "fmu-mbs"} if r["code"] == "fmu-mbs spatial" else r for r in res["rows"]
+                           if r["code"] in ("fmu-mbs spatial", "Exudyn")], (1e-2, 1e-3))
     print(tables(res, eq))
     print()
     print("Exudyn with the lumped mass (fmu-mbs's discrete equations):")
     print("\n".join(tables({"rows": []}, eq_l).splitlines()[3:]))
+    print()
+    print("fmu-mbs's spatial model (105 coordinates) against Exudyn:")
+    print("\n".join(tables({"rows": []}, eq_s).splitlines()[3:]))
     if args.json:
         for a in agree.values():
             a.pop("histories")
         Path(args.json).write_text(json.dumps({"agreement": agree, **res, "equal_accuracy": eq,
-                                               "equal_accuracy_lumped": eq_l}, indent=1,
+                                               "equal_accuracy_lumped": eq_l, "equal_accuracy_spatial": eq_s},
+                                              indent=1,
                                               default=lambda x: x.item() if hasattr(x, "item") else str(x)))
 
 

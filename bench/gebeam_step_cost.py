@@ -7,7 +7,9 @@ first call compiles them, about a minute): frames + forces (12 beam elements) + 
 constraints; the iteration matrix's size (envelope entries) and the finite-difference colours; and the share of a
 ``simulate`` call spent outside the integrator kernel (cProfile).
 
-    OPENBLAS_NUM_THREADS=1 python bench/gebeam_step_cost.py
+    OPENBLAS_NUM_THREADS=1 python bench/gebeam_step_cost.py [--spatial]
+
+Default: the planar model (planar node bodies, Exudyn's 44 coordinates); ``--spatial``: the spatial one (105).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from fmu_mbs.kernels.constraints import eval_constraints
 from fmu_mbs.kernels.outputs import eval_forces, eval_frames
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from exudyn_gebeam import bench_model  # noqa: E402
+from exudyn_gebeam import bench_model, planar_bench_model  # noqa: E402
 
 H = 1e-4
 STEPS = 1000
@@ -93,7 +95,7 @@ def kernels(cm, start, n: int = 20000) -> dict:
 
 
 def main() -> None:
-    cm = compile_model(bench_model())
+    cm = compile_model(bench_model() if "--spatial" in sys.argv[1:] else planar_bench_model())
     start = assemble(cm)
     rows = per_step(cm, start)
     A = np.array([[1.0 / e, it] for e, _, it in rows])

@@ -62,3 +62,16 @@ def test_exudyns_own_element_differs_by_its_consistent_mass(ours):
             for n in (12, 24) for lumped in (False, True)}
     gap = {n: bench.difference(runs[n, True], runs[n, False])["deflection_rel"] for n in (12, 24)}
     assert gap[12] > 0.01 and gap[24] < gap[12] / 3, gap
+
+
+def test_planar_model_integrates_the_same_equations(ours):
+    """The same mechanism as a planar model (planar node bodies: Exudyn's 44 coordinates and 8 rows) moves as the
+    spatial one and as Exudyn with the lumped mass."""
+    hist, info = bench.run_fmu_mbs(compile_model(bench.planar_bench_model()), T_END, H,
+                                   bench.FMU_MBS_SETTINGS["tangent kept 20"])
+    assert info["n_coordinates"] == 3 * 13 + 3 + 2 and info["n_constraints"] == 8
+    spatial = bench.difference(ours, hist)
+    assert spatial["deflection_rel"] < 1e-4 and spatial["slider"] < 1e-9, spatial
+    ex, _ = bench.run_exudyn(T_END, H, bench.AGREEMENT_SETTINGS, lumped=True)
+    diff = bench.difference(hist, ex)
+    assert diff["deflection_rel"] < 1e-3 and diff["slider"] < 1e-7, diff

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..kernels.families import gebeam
-from ..model.elements import GROUND, RigidBody
+from ..model.elements import GROUND, PlanarBody, RigidBody
 from ..model.gebeam import SECTION_FIELDS
 from .lowering import LoweringContext
 
@@ -51,11 +51,17 @@ def initial_marker_frame(ctx: LoweringContext, name: str, where: str) -> tuple[n
     if mk.body == GROUND:
         return ctx.marker_pos[k].copy(), ctx.marker_rot[k].copy()
     body = next(b for b in ctx.model.bodies if b.name == mk.body)
-    if not isinstance(body, RigidBody):
+    if isinstance(body, PlanarBody):
+        c, s = math.cos(body.angle), math.sin(body.angle)
+        A = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        position = np.array([body.position[0], body.position[1], 0.0])
+    elif isinstance(body, RigidBody):
+        A = quat_matrix(body.orientation)
+        position = np.asarray(body.position, dtype=float)
+    else:
         raise ModelError(f"{where}: marker '{name}' is on body '{body.name}' of kind {type(body).__name__}; beam "
-                         f"elements join markers on rigid bodies (the beam's nodes) or ground")
-    A = quat_matrix(body.orientation)
-    return np.asarray(body.position, dtype=float) + A @ ctx.marker_pos[k], A @ ctx.marker_rot[k]
+                         f"elements join markers on rigid or planar bodies (the beam's nodes) or ground")
+    return position + A @ ctx.marker_pos[k], A @ ctx.marker_rot[k]
 
 
 def reference_strains(x1, R1, x2, R2, length: float) -> np.ndarray:
@@ -71,8 +77,6 @@ def lower(items, ctx: LoweringContext):
     lengths, strain0 = np.zeros(n), np.zeros((n, 6))
     for k, f in enumerate(items):
         where = f"beam element '{f.name}'"
-        if ctx.dim != 3:
-            raise ModelError(f"{where}: beam elements need a spatial model (dimension 3)")
         x1, R1 = initial_marker_frame(ctx, f.marker_i, where)
         x2, R2 = initial_marker_frame(ctx, f.marker_j, where)
         lengths[k] = f.length or float(np.linalg.norm(x2 - x1))
@@ -82,7 +86,8 @@ def lower(items, ctx: LoweringContext):
     return gebeam.Arrays(
         mi=ctx.markers(items, "marker_i"), mj=ctx.markers(items, "marker_j"), length=lengths,
         stiffness=np.array([[getattr(f, s) for s in SECTION_FIELDS] for f in items], dtype=float).reshape(n, 6),
-        beta=np.array([f.damping for f in items], dtype=float), strain0=strain0, out_adr=ctx.outputs(items))
+        beta=np.array([f.damping for f in items], dtype=float), strain0=strain0,
+        planar=np.full(n, 1 if ctx.dim == 2 else 0, dtype=np.int64), out_adr=ctx.outputs(items))
 
 
 def damped(a) -> bool:

@@ -1,8 +1,8 @@
 """A geometrically exact beam as one description (``GeometricallyExactBeam``) and its expansion into what the solver
-runs: node bodies (spatial rigid bodies with the lumped mass and rotary inertia of their half elements), one
-marker per node (at the node, axes = the section frame: x along the beam) and a ``BeamElement`` between each two
-consecutive nodes (model/gebeam.py; kernels/families/gebeam.py has the equations). Joints, forces, contacts, loads
-and FMU ports attach to the node markers exactly as to any marker on a rigid body.
+runs: node bodies (spatial rigid bodies, or planar bodies in a planar model, with the lumped mass and rotary inertia
+of their half elements), one marker per node (at the node, axes = the section frame: x along the beam) and a
+``BeamElement`` between each two consecutive nodes (model/gebeam.py; kernels/families/gebeam.py has the equations).
+Joints, forces, contacts, loads and FMU ports attach to the node markers exactly as to any marker on a rigid body.
 
 Names: node bodies ``<beam>_node<k>``, node markers ``<beam>_n<k>`` (k = 0 .. n_elements), elements ``<beam>_e<k>``
 (k = 1 .. n_elements)."""
@@ -15,9 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ModelError
-from .elements import Marker, RigidBody
+from .elements import Marker, PlanarBody, RigidBody
 from .fields import Vec, param
 from .gebeam import BeamElement
+
+POINT = {2: "[x, y]", 3: "[x, y, z]"}
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,9 @@ class GeometricallyExactBeam:
     ``n_elements`` equal elements, with a uniform section: E, G, rho, area, Iy, Iz (second moments about the
     section's y and z axes), J (torsion constant), shear factor k (GA_y = GA_z = k G A), Ip (polar moment for the
     rotary inertia, default Iy + Iz). The section's y axis is the part of ``up`` normal to the beam (default global
-    y; global z where the beam runs along y). The initial shape is stress free."""
+    y; global z where the beam runs along y). The initial shape is stress free. In a planar model the points are
+    [x, y], the nodes are planar bodies, the section's y axis lies in the plane and z is the plane's normal (in-plane
+    bending: EI_z, GA_y; rotary inertia rho Iz per length), and ``up`` is not used."""
 
     name: str
     E: float = param("Pa", "Young's modulus")
@@ -46,14 +50,16 @@ class GeometricallyExactBeam:
     damping: float = param("s", "stiffness-proportional damping beta", 0.0)
 
     def node_positions(self) -> np.ndarray:
-        """(n + 1, 3) node positions (m), world."""
+        """(n + 1, 3) node positions (m), world (z = 0 for planar points)."""
         if self.nodes:
-            return np.array(self.nodes, dtype=float)
-        a, b = np.array(self.start, dtype=float), np.array(self.end, dtype=float)
-        return a + np.linspace(0.0, 1.0, self.n_elements + 1)[:, None] * (b - a)
+            x = np.array(self.nodes, dtype=float)
+        else:
+            a, b = np.array(self.start, dtype=float), np.array(self.end, dtype=float)
+            x = a + np.linspace(0.0, 1.0, self.n_elements + 1)[:, None] * (b - a)
+        return np.hstack([x, np.zeros((len(x), 1))]) if x.shape[1] == 2 else x
 
-    def problems(self) -> list[str]:
-        """Everything wrong with the description, each naming the beam."""
+    def problems(self, dimension: int = 3) -> list[str]:
+        """Everything wrong with the description in a model of ``dimension``, each naming the beam."""
         w = f"beam '{self.name}'"
         p = []
         for f in ("E", "G", "rho", "area", "Iy", "Iz", "J", "shear_factor"):
@@ -67,10 +73,10 @@ class GeometricallyExactBeam:
         if self.nodes and (self.start or self.end or self.n_elements):
             p.append(f"{w}: give either 'nodes' or 'start', 'end' and 'n_elements', not both")
         elif self.nodes:
-            if len(self.nodes) < 2 or any(len(x) != 3 for x in self.nodes):
-                p.append(f"{w}: 'nodes' needs at least 2 points [x, y, z]")
-        elif len(self.start) != 3 or len(self.end) != 3 or self.n_elements < 1:
-            p.append(f"{w}: a straight beam needs 'start' and 'end' [x, y, z] and 'n_elements' >= 1")
+            if len(self.nodes) < 2 or any(len(x) != dimension for x in self.nodes):
+                p.append(f"{w}: 'nodes' needs at least 2 points {POINT[dimension]}")
+        elif len(self.start) != dimension or len(self.end) != dimension or self.n_elements < 1:
+            p.append(f"{w}: a straight beam needs 'start' and 'end' {POINT[dimension]} and 'n_elements' >= 1")
         if p:
             return p
         x = self.node_positions()
@@ -111,10 +117,11 @@ def _quaternion(A: np.ndarray) -> tuple[float, float, float, float]:
     return tuple(float(c) for c in q)
 
 
-def expand(beam: GeometricallyExactBeam) -> tuple[list[RigidBody], list[Marker], list[BeamElement]]:
-    """The node bodies, node markers and beam elements of ``beam`` (module docstring); ModelError listing every
-    problem of the description."""
-    p = beam.problems()
+def expand(beam: GeometricallyExactBeam, dimension: int = 3) \
+        -> tuple[list[RigidBody | PlanarBody], list[Marker], list[BeamElement]]:
+    """The node bodies, node markers and beam elements of ``beam`` in a model of ``dimension`` (module docstring);
+    ModelError listing every problem of the description."""
+    p = beam.problems(dimension)
     if p:
         raise ModelError("\n".join(p))
     x = beam.node_positions()
@@ -131,11 +138,15 @@ def expand(beam: GeometricallyExactBeam) -> tuple[list[RigidBody], list[Marker],
         A = _frame(t, up)
         half = 0.5 * (lengths[k - 1] if k > 0 else 0.0) + 0.5 * (lengths[k] if k < n else 0.0)
         m = beam.rho * beam.area * half
-        inertia = tuple(tuple(float(v) for v in row) for row in np.diag([beam.rho * ip * half,
-                                                                         beam.rho * beam.Iy * half,
-                                                                         beam.rho * beam.Iz * half]))
-        bodies.append(RigidBody(f"{beam.name}_node{k}", mass=m, inertia=inertia, position=tuple(map(float, x[k])),
-                                orientation=_quaternion(A)))
+        if dimension == 2:
+            bodies.append(PlanarBody(f"{beam.name}_node{k}", mass=m, inertia=beam.rho * beam.Iz * half,
+                                     position=(float(x[k, 0]), float(x[k, 1])), angle=math.atan2(t[1], t[0])))
+        else:
+            inertia = tuple(tuple(float(v) for v in row) for row in np.diag([beam.rho * ip * half,
+                                                                             beam.rho * beam.Iy * half,
+                                                                             beam.rho * beam.Iz * half]))
+            bodies.append(RigidBody(f"{beam.name}_node{k}", mass=m, inertia=inertia,
+                                    position=tuple(map(float, x[k])), orientation=_quaternion(A)))
         markers.append(Marker(f"{beam.name}_n{k}", body=f"{beam.name}_node{k}"))
     ga = beam.shear_factor * beam.G * beam.area
     for k in range(1, n + 1):
@@ -147,9 +158,12 @@ def expand(beam: GeometricallyExactBeam) -> tuple[list[RigidBody], list[Marker],
 
 def add_geometrically_exact_beam(builder, beam: GeometricallyExactBeam) -> list[str]:
     """Adds ``beam``'s node bodies, node markers and elements to a ModelBuilder; returns the node marker names."""
-    bodies, markers, elements = expand(beam)
+    bodies, markers, elements = expand(beam, builder.dimension)
     for b in bodies:
-        builder.add_rigid_body(b.name, b.mass, b.inertia, position=b.position, orientation=b.orientation)
+        if isinstance(b, PlanarBody):
+            builder.add_planar_body(b.name, b.mass, b.inertia, position=b.position, angle=b.angle)
+        else:
+            builder.add_rigid_body(b.name, b.mass, b.inertia, position=b.position, orientation=b.orientation)
     for mk in markers:
         builder.add_marker(mk.name, mk.body)
     for e in elements:

@@ -235,7 +235,7 @@ def model_from_dict(data: dict) -> Model:
 
 def _add_beam(b: ModelBuilder, beam: GeometricallyExactBeam) -> None:
     """A model file's beam (``beams``), expanded; its problems as one ValueError (the caller names the beam)."""
-    problems = beam.problems()
+    problems = beam.problems(b.dimension)
     if problems:
         raise ValueError("; ".join(p.split(": ", 1)[1] for p in problems))
     add_geometrically_exact_beam(b, beam)

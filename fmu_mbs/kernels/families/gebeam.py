@@ -19,6 +19,10 @@ the nodes are exact gradients of U:
 
     F1 = n,  F2 = -n,  T1 = (I - B^T)(d x n) + m,  T2 = B^T (d x n) - m        (N, N m; world)
 
+In a planar model (``planar`` = 1: both node frames turn about z) every rotation commutes: psi = (0, 0, th2 - th1)
+(wrapped), Rm turns by th1 + psi / 2, Jr = I on z and B = 1/2, so T1 = (d x n) / 2 + m, T2 = (d x n) / 2 - m; that
+case is evaluated in closed form (one atan2, no SO(3) maps), with the same result.
+
 Damping (stiffness proportional, beta in s): N += beta C_N Gamma', M += beta C_M kappa' with Gamma' = Rm^T (d' + d x
 w_m) / L0, kappa' = Jr^-1 R2^T (w2 - w1) / L0; it is switched off in MODE_CONSERVATIVE (dissipated work).
 Outputs: N (3) and M (3) in the mid-point axes Rm. No element states.
@@ -34,8 +38,8 @@ from ..marker_loads import add_marker_force, add_marker_torque
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 from ..rotation import cross_v, dot_v
 
-Arrays = arrays_type("GeBeamArrays", ["mi", "mj", "length", "stiffness", "beta", "strain0", "out_adr"], __name__,
-                     "Arrays")
+Arrays = arrays_type("GeBeamArrays", ["mi", "mj", "length", "stiffness", "beta", "strain0", "planar", "out_adr"],
+                     __name__, "Arrays")
 N_OUT = 6
 N_STATES = 0
 SMALL_ANGLE = 1e-4     # rad: below, the SO(3) series coefficients are taken from their Taylor expansions
@@ -193,6 +197,9 @@ def add_forces(a, sv, q, mode, Q, out):
     V = 0.0
     o, R, vo, wm = sv.o, sv.R, sv.vo, sv.wm
     for k in range(a.mi.shape[0]):
+        if a.planar[k]:
+            V += add_planar_element(a, sv, q, mode, k, Q, out)
+            continue
         i = a.mi[k]
         j = a.mj[k]
         L0 = a.length[k]
@@ -231,4 +238,51 @@ def add_forces(a, sv, q, mode, Q, out):
         for c in range(3):
             out[adr + c] = N[c]
             out[adr + 3 + c] = M[c]
+    return V
+
+
+@njit(cache=True, _nrt=False)
+def add_planar_element(a, sv, q, mode, k, Q, out):
+    """The planar case of add_forces for element k (module docstring); returns its strain energy (J)."""
+    i = a.mi[k]
+    j = a.mj[k]
+    L0 = a.length[k]
+    C = a.stiffness[k]
+    e0 = a.strain0[k]
+    o, R = sv.o, sv.R
+    c1, s1, c2, s2 = R[i, 0, 0], R[i, 1, 0], R[j, 0, 0], R[j, 1, 0]
+    sp, cp = c1 * s2 - s1 * c2, c1 * c2 + s1 * s2          # sin, cos of psi = th2 - th1
+    psi = math.atan2(sp, cp)
+    ch = math.sqrt(max(0.5 * (1.0 + cp), 0.0))               # cos, sin of psi / 2 (|psi| < pi: ch > 0)
+    sh = 0.5 * sp / ch if ch > 1e-150 else 1.0
+    cm, sm = c1 * ch - s1 * sh, s1 * ch + c1 * sh            # the mid-point axis
+    dx, dy = o[j, 0] - o[i, 0], o[j, 1] - o[i, 1]
+    g0 = (cm * dx + sm * dy) / L0 - e0[0]
+    g1 = (cm * dy - sm * dx) / L0 - e0[1]
+    kz = psi / L0 - e0[5]
+    n0, n1, mz = C[0] * g0, C[1] * g1, C[5] * kz
+    V = 0.5 * L0 * (g0 * n0 + g1 * n1 + kz * mz)
+    beta = a.beta[k]
+    if beta > 0.0 and mode != MODE_CONSERVATIVE:
+        vo, wm = sv.vo, sv.wm
+        w1, w2 = wm[i, 2], wm[j, 2]
+        wmid = 0.5 * (w1 + w2)
+        ddx = vo[j, 0] - vo[i, 0] + wmid * dy                 # d' + d x w_m, w_m = (0, 0, wmid)
+        ddy = vo[j, 1] - vo[i, 1] - wmid * dx
+        n0 += beta * C[0] * (cm * ddx + sm * ddy) / L0
+        n1 += beta * C[1] * (cm * ddy - sm * ddx) / L0
+        mz += beta * C[5] * (w2 - w1) / L0
+    nx, ny = cm * n0 - sm * n1, sm * n0 + cm * n1
+    half = 0.5 * (dx * ny - dy * nx)
+    add_marker_force(sv, q, i, nx, ny, 0.0, 1.0, Q)
+    add_marker_force(sv, q, j, nx, ny, 0.0, -1.0, Q)
+    add_marker_torque(sv, q, i, 0.0, 0.0, half + mz, 1.0, Q)
+    add_marker_torque(sv, q, j, 0.0, 0.0, half - mz, 1.0, Q)
+    adr = a.out_adr[k]
+    out[adr] = n0
+    out[adr + 1] = n1
+    out[adr + 2] = 0.0
+    out[adr + 3] = 0.0
+    out[adr + 4] = 0.0
+    out[adr + 5] = mz
     return V

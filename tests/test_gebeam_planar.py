@@ -1,0 +1,95 @@
+"""The geometrically exact beam in planar models (planar node bodies; the closed-form planar case of
+kernels/families/gebeam.py): the same motion as the spatial beam in its plane, Timoshenko's tip deflection, forces
+that are the gradient of the strain energy, and energy conservation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fmu_mbs import ModelBuilder, compile_model
+from fmu_mbs.analyses.evaluate import Evaluator
+from fmu_mbs.analyses.simulate import simulate
+from fmu_mbs.analyses.statics import statics
+from fmu_mbs.model.exact_beam import GeometricallyExactBeam, add_geometrically_exact_beam
+
+E, NU, H = 2.1e11, 0.3, 0.02
+
+
+def bar(n: int, dim: int, length: float = 0.2, damping: float = 0.0, soft: bool = False) -> GeometricallyExactBeam:
+    e = 1e4 if soft else E
+    a, i = H * H, H ** 4 / 12.0
+    end = (length, 0.0) if dim == 2 else (length, 0.0, 0.0)
+    return GeometricallyExactBeam("bar", E=e, G=e / (2 * (1 + NU)), rho=7800.0, area=a, Iy=i, Iz=i, J=0.1406 * H ** 4,
+                                  start=(0.0,) * dim, end=end, n_elements=n, damping=damping)
+
+
+def pinned(beam: GeometricallyExactBeam, dim: int, joint: str = "revolute"):
+    """``beam`` on a pin at its first node (about z), gravity -y; (compiled model, node marker names)."""
+    b = ModelBuilder(f"pin{dim}", dim, gravity=(0.0, -9.81) if dim == 2 else (0.0, -9.81, 0.0))
+    nodes = add_geometrically_exact_beam(b, beam)
+    b.add_marker("pivot", "ground")
+    b.add_joint("pin", joint, "pivot", nodes[0])
+    return compile_model(b.build()), nodes
+
+
+def test_planar_tip_deflection_is_timoshenkos():
+    """P L^3 / (3 EI) (1 - 1 / (4 n^2)) + P L / (k G A): one-point integration's law (tests/test_gebeam.py)."""
+    for n in (8, 16):
+        beam = bar(n, 2)
+        b = ModelBuilder("cantilever", 2, gravity=(0.0, 0.0))
+        nodes = add_geometrically_exact_beam(b, beam)
+        b.add_marker("base", "ground")
+        b.add_joint("clamp", "fixed", "base", nodes[0])
+        P = 1000.0
+        b.add_point_load("tip", nodes[-1], force=(0.0, P))
+        cm = compile_model(b.build())
+        assert cm.n_q == 3 * (n + 1)
+        w = statics(cm)[f"{nodes[-1]}.r[2]"][0]
+        bending = P * 0.2 ** 3 / (3 * E * beam.Iz) * (1.0 - 1.0 / (4 * n * n))
+        shear = P * 0.2 / (beam.shear_factor * beam.G * beam.area)
+        assert w == pytest.approx(bending + shear, rel=2e-4)
+
+
+def test_planar_forces_are_the_gradient_of_the_strain_energy():
+    beam = GeometricallyExactBeam("g", E=1e3, G=4e2, rho=1.0, area=0.1, Iy=2e-3, Iz=1e-3, J=1.5e-3,
+                                  nodes=((0.0, 0.0), (0.3, 0.1), (0.5, 0.3), (0.6, 0.6)))
+    b = ModelBuilder("grad", 2, gravity=(0.0, 0.0))
+    add_geometrically_exact_beam(b, beam)
+    cm = compile_model(b.build())
+    ev = Evaluator(cm)
+    rng = np.random.default_rng(5)
+    q = cm.q0 + 0.2 * rng.normal(size=cm.q0.size)
+    zero = np.zeros_like(q)
+    Q = ev.forces(0.0, q, zero).copy()
+    assert ev.spring_energy > 1.0
+    for _ in range(3):
+        dq = rng.normal(size=q.size)
+        ev.forces(0.0, q + 1e-6 * dq, zero)
+        vp = ev.spring_energy
+        ev.forces(0.0, q - 1e-6 * dq, zero)
+        assert Q @ dq == pytest.approx(-(vp - ev.spring_energy) / 2e-6, rel=1e-6)
+
+
+def test_planar_beam_moves_as_the_spatial_one_in_its_plane():
+    """A damped soft bar swings down from the horizontal on a pin: planar node bodies (closed-form element) and
+    spatial ones (the SO(3) element, a revolute about z) integrate the same equations, so with the reference
+    integrator at tight tolerances their tip paths agree to the integration tolerance."""
+    runs = []
+    for dim in (2, 3):
+        cm, nodes = pinned(bar(6, dim, length=1.0, damping=2e-3, soft=True), dim)
+        tr = simulate(cm, 0.3, 1e-3, integrator="reference", output_step=0.01)
+        runs.append(np.column_stack([tr[f"{nodes[-1]}.r[1]"], tr[f"{nodes[-1]}.r[2]"],
+                                     tr.info["energy_dissipated"]]))
+    planar, spatial = runs
+    assert spatial[-1, 1] < -0.3 and spatial[-1, 2] > 1e-3          # it swings down, bends and dissipates
+    assert np.max(np.abs(planar[:, :2] - spatial[:, :2])) < 1e-6
+    assert planar[-1, 2] == pytest.approx(spatial[-1, 2], rel=1e-4)
+
+
+def test_undamped_planar_pendulum_conserves_energy():
+    cm, nodes = pinned(bar(4, 2, length=1.0, soft=True), 2)
+    info = simulate(cm, 0.2, 1e-3, integrator="reference", output_step=0.01).info
+    energy = info["energy_kinetic"] + info["energy_potential"] + info["energy_dissipated"] - info["energy_input"]
+    assert info["energy_kinetic"].max() > 1.0
+    assert np.max(np.abs(energy - energy[0])) < 1e-8 * info["energy_kinetic"].max()
