@@ -29,7 +29,7 @@ from fmu_mbs.analyses.integrators.alf import ALFIntegrator
 from fmu_mbs.analyses.simulate import simulate
 from fmu_mbs.compiler import compile_model
 from fmu_mbs.kernels.bodies.dispatch import add_body_forces, eval_mass
-from fmu_mbs.kernels.constraints import eval_constraints
+from fmu_mbs.kernels.constraints import eval_constraint_rows
 from fmu_mbs.kernels.outputs import eval_forces, eval_frames
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -55,9 +55,11 @@ def _mass(n, m, q, M):
 
 
 @njit
-def _constraints(n, m, q, qd, phi, jac, nu, gamma, jtw):
+def _constraints(n, m, fr, q, qd, phi, jac, nu, gamma, jtw):
+    """The rows at frames evaluated once (as the integrator does: it evaluates the frames for the forces)."""
+    eval_frames(m, q, qd, fr)
     for _ in range(n):
-        eval_constraints(m, 0.0, q, qd, phi, jac, nu, gamma, jtw)
+        eval_constraint_rows(m, 0.0, q, qd, fr.r, fr.o, fr.R, fr.vo, fr.wm, phi, jac, nu, gamma, jtw)
 
 
 def per_step(cm, start) -> list[tuple[int, float, float]]:
@@ -83,7 +85,7 @@ def kernels(cm, start, n: int = 20000) -> dict:
     ev, m = Evaluator(cm), cm.arrays
     q, qd = start.q.copy(), start.qd.copy()
     f_args = (m, ev.ws.fr, q, qd, ev.u, ev.h, ev.zs, ev.zn, ev.Q, ev.out, ev.ws.cw)
-    c_args = (m, q, qd, ev.phi, ev.jac, ev.nu, ev.gamma, ev.jtw)
+    c_args = (m, ev.ws.fr, q, qd, ev.phi, ev.jac, ev.nu, ev.gamma, ev.jtw)
     out = {}
     for name, fn, args in (("forces", _forces, f_args), ("mass", _mass, (m, q, ev.M)),
                            ("constraints", _constraints, c_args)):

@@ -53,6 +53,16 @@ def add_marker_torque(sv, q, k, T0, T1, T2, scale, Q):
 
 
 @njit(cache=True, _nrt=False)
+def add_marker_wrench_pair(sv, q, i, j, F0, F1, F2, Ti0, Ti1, Ti2, Tj0, Tj1, Tj2, Q):
+    """Q += force F at the origin of marker i and -F at that of marker j, torque Ti on i's body and Tj on j's
+    (N, N m; world): an element's loads on its two markers in one call (a call passes the whole System view,
+    about a hundred words: four calls cost an element more than its own arithmetic)."""
+    o = sv.o
+    add_load(sv, sv.r, o, q, i, o[i, 0], o[i, 1], o[i, 2], F0, F1, F2, Ti0, Ti1, Ti2, 1.0, Q)
+    add_load(sv, sv.r, o, q, j, o[j, 0], o[j, 1], o[j, 2], -F0, -F1, -F2, Tj0, Tj1, Tj2, 1.0, Q)
+
+
+@njit(cache=True, _nrt=False)
 def add_point_force(sv, q, k, p0, p1, p2, F0, F1, F2, scale, Q):
     """Q += scale * (force F at the world point p, carried by the body of marker k)."""
     add_load(sv, sv.r, sv.o, q, k, p0, p1, p2, F0, F1, F2, 0.0, 0.0, 0.0, scale, Q)

@@ -34,7 +34,7 @@ import math
 
 from numba import njit
 
-from ..marker_loads import add_marker_force, add_marker_torque
+from ..marker_loads import add_marker_wrench_pair
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 from ..rotation import cross_v, dot_v
 
@@ -230,10 +230,8 @@ def add_forces(a, sv, q, mode, Q, out):
         m = mv(R2, jr_inv(psi, M, True))
         dxn = cross_v(d, n)
         bt = b_transpose(psi, Rm, R2, dxn)
-        add_marker_force(sv, q, i, n[0], n[1], n[2], 1.0, Q)
-        add_marker_force(sv, q, j, n[0], n[1], n[2], -1.0, Q)
-        add_marker_torque(sv, q, i, dxn[0] - bt[0] + m[0], dxn[1] - bt[1] + m[1], dxn[2] - bt[2] + m[2], 1.0, Q)
-        add_marker_torque(sv, q, j, bt[0] - m[0], bt[1] - m[1], bt[2] - m[2], 1.0, Q)
+        add_marker_wrench_pair(sv, q, i, j, n[0], n[1], n[2], dxn[0] - bt[0] + m[0], dxn[1] - bt[1] + m[1],
+                               dxn[2] - bt[2] + m[2], bt[0] - m[0], bt[1] - m[1], bt[2] - m[2], Q)
         adr = a.out_adr[k]
         for c in range(3):
             out[adr + c] = N[c]
@@ -241,7 +239,7 @@ def add_forces(a, sv, q, mode, Q, out):
     return V
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def add_planar_element(a, sv, q, mode, k, Q, out):
     """The planar case of add_forces for element k (module docstring); returns its strain energy (J)."""
     i = a.mi[k]
@@ -274,10 +272,7 @@ def add_planar_element(a, sv, q, mode, k, Q, out):
         mz += beta * C[5] * (w2 - w1) / L0
     nx, ny = cm * n0 - sm * n1, sm * n0 + cm * n1
     half = 0.5 * (dx * ny - dy * nx)
-    add_marker_force(sv, q, i, nx, ny, 0.0, 1.0, Q)
-    add_marker_force(sv, q, j, nx, ny, 0.0, -1.0, Q)
-    add_marker_torque(sv, q, i, 0.0, 0.0, half + mz, 1.0, Q)
-    add_marker_torque(sv, q, j, 0.0, 0.0, half - mz, 1.0, Q)
+    add_marker_wrench_pair(sv, q, i, j, nx, ny, 0.0, 0.0, 0.0, half + mz, 0.0, 0.0, half - mz, Q)
     adr = a.out_adr[k]
     out[adr] = n0
     out[adr + 1] = n1
