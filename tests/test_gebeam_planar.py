@@ -11,7 +11,9 @@ from fmu_mbs import ModelBuilder, compile_model
 from fmu_mbs.analyses.evaluate import Evaluator
 from fmu_mbs.analyses.simulate import simulate
 from fmu_mbs.analyses.statics import statics
+from fmu_mbs.errors import ModelError
 from fmu_mbs.model.exact_beam import GeometricallyExactBeam, add_geometrically_exact_beam
+from fmu_mbs.model.json_io import model_from_dict, model_to_dict
 
 E, NU, H = 2.1e11, 0.3, 0.02
 
@@ -93,3 +95,19 @@ def test_undamped_planar_pendulum_conserves_energy():
     energy = info["energy_kinetic"] + info["energy_potential"] + info["energy_dissipated"] - info["energy_input"]
     assert info["energy_kinetic"].max() > 1.0
     assert np.max(np.abs(energy - energy[0])) < 1e-8 * info["energy_kinetic"].max()
+
+
+def test_planar_model_file_beams_expand_to_planar_nodes_with_named_problems():
+    fields = {"E": 2e11, "G": 8e10, "rho": 7800.0, "area": 1e-4, "Iy": 1e-9, "Iz": 1e-9, "J": 2e-9,
+              "start": [0.0, 0.0], "end": [1.0, 0.0], "n_elements": 2}
+    data = {"name": "planar_file_beam", "dimension": 2, "gravity": [0.0, -9.81],
+            "beams": [{"name": "rod", **fields}],
+            "markers": [{"name": "base", "body": "ground"}],
+            "joints": [{"name": "pin", "type": "revolute", "marker_i": "base", "marker_j": "rod_n0"}]}
+    model = model_from_dict(data)
+    assert [type(b).__name__ for b in model.bodies] == ["PlanarBody"] * 3
+    assert model.bodies[1].mass == pytest.approx(7800.0 * 1e-4 * 0.5)
+    assert model_from_dict(model_to_dict(model)) == model
+    bad = dict(data, beams=[{"name": "rod", **fields, "end": [1.0, 0.0, 0.0]}])
+    with pytest.raises(ModelError, match=r"beam 'rod': a straight beam needs 'start' and 'end' \[x, y\]"):
+        model_from_dict(bad)
