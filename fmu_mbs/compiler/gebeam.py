@@ -1,6 +1,6 @@
 """Lowering of geometrically exact beam elements (kernels/families/gebeam.py): node markers, reference length,
 section stiffness and the reference strains of the initial configuration (the stress-free state), computed here
-from the initial poses of the node bodies (rigid bodies or ground) and of the markers on them."""
+from the initial poses of the node bodies (rigid or planar bodies, or ground) and of the markers on them."""
 
 from __future__ import annotations
 
@@ -12,15 +12,7 @@ from ..errors import ModelError
 from ..kernels.families import gebeam
 from ..model.elements import GROUND, PlanarBody, RigidBody
 from ..model.gebeam import SECTION_FIELDS
-from .lowering import LoweringContext
-
-
-def quat_matrix(p) -> np.ndarray:
-    """Rotation matrix of a quaternion [w, x, y, z] (normalised)."""
-    e0, e1, e2, e3 = np.asarray(p, dtype=float) / np.linalg.norm(p)
-    return np.array([[2 * (e0 * e0 + e1 * e1) - 1, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
-                     [2 * (e1 * e2 + e0 * e3), 2 * (e0 * e0 + e2 * e2) - 1, 2 * (e2 * e3 - e0 * e1)],
-                     [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), 2 * (e0 * e0 + e3 * e3) - 1]])
+from .lowering import LoweringContext, initial_body_rotation
 
 
 def rotation_vector(Q: np.ndarray) -> np.ndarray:
@@ -51,16 +43,12 @@ def initial_marker_frame(ctx: LoweringContext, name: str, where: str) -> tuple[n
     if mk.body == GROUND:
         return ctx.marker_pos[k].copy(), ctx.marker_rot[k].copy()
     body = next(b for b in ctx.model.bodies if b.name == mk.body)
-    if isinstance(body, PlanarBody):
-        c, s = math.cos(body.angle), math.sin(body.angle)
-        A = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-        position = np.array([body.position[0], body.position[1], 0.0])
-    elif isinstance(body, RigidBody):
-        A = quat_matrix(body.orientation)
-        position = np.asarray(body.position, dtype=float)
-    else:
+    if not isinstance(body, (RigidBody, PlanarBody)):
         raise ModelError(f"{where}: marker '{name}' is on body '{body.name}' of kind {type(body).__name__}; beam "
                          f"elements join markers on rigid or planar bodies (the beam's nodes) or ground")
+    A = initial_body_rotation(body)
+    position = np.zeros(3)
+    position[:len(body.position)] = body.position
     return position + A @ ctx.marker_pos[k], A @ ctx.marker_rot[k]
 
 
@@ -86,8 +74,7 @@ def lower(items, ctx: LoweringContext):
     return gebeam.Arrays(
         mi=ctx.markers(items, "marker_i"), mj=ctx.markers(items, "marker_j"), length=lengths,
         stiffness=np.array([[getattr(f, s) for s in SECTION_FIELDS] for f in items], dtype=float).reshape(n, 6),
-        beta=np.array([f.damping for f in items], dtype=float), strain0=strain0,
-        planar=np.full(n, 1 if ctx.dim == 2 else 0, dtype=np.int64), out_adr=ctx.outputs(items))
+        beta=np.array([f.damping for f in items], dtype=float), strain0=strain0, out_adr=ctx.outputs(items))
 
 
 def damped(a) -> bool:

@@ -10,9 +10,9 @@ from numpy.polynomial import polynomial as P
 from ..errors import ModelError
 from ..kernels import model_arrays as ma
 from ..kernels.families import passive_cylinder as kp
-from ..model.elements import GROUND, FlexibleBody, Model, PassiveCylinder, PlanarBody, PointMass, RigidBody
+from ..model.elements import GROUND, FlexibleBody, Model, PassiveCylinder, PointMass
 from ..model.functions import Constant, Linear, Polynomial, TimeFunction
-from .lowering import LoweringContext
+from .lowering import LoweringContext, initial_body_rotation
 
 N_PC_PAR = kp.N_PC_PAR
 N_PC_STATES = kp.N_PC_STATES
@@ -47,18 +47,6 @@ def squared_stroke(f: PassiveCylinder) -> TimeFunction:
     return Polynomial(tuple(float(c) for c in P.polymul(coeffs, coeffs)))
 
 
-def _rotation(body) -> np.ndarray:
-    if isinstance(body, RigidBody):
-        e0, e1, e2, e3 = np.asarray(body.orientation, dtype=float) / np.linalg.norm(body.orientation)
-        return np.array([[2 * (e0 * e0 + e1 * e1) - 1, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
-                         [2 * (e1 * e2 + e0 * e3), 2 * (e0 * e0 + e2 * e2) - 1, 2 * (e2 * e3 - e0 * e1)],
-                         [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), 2 * (e0 * e0 + e3 * e3) - 1]])
-    if isinstance(body, PlanarBody):
-        c, s = np.cos(body.angle), np.sin(body.angle)
-        return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-    return np.eye(3)
-
-
 def check_passive_geometry(model: Model, passive: list[PassiveCylinder], midx: dict, m_pos: np.ndarray,
                            m_rot: np.ndarray) -> None:
     """ModelError if an element's markers coincide at the initial positions, or (spatial) its line is along the
@@ -74,7 +62,7 @@ def check_passive_geometry(model: Model, passive: list[PassiveCylinder], midx: d
         body = bodies[mk.body]
         if isinstance(body, FlexibleBody):          # at a node, world (its initial displacement left out)
             return m_pos[k], m_rot[k]
-        A = _rotation(body)
+        A = initial_body_rotation(body)
         pos = np.zeros(3)
         pos[:len(body.position)] = body.position
         if isinstance(body, PointMass):

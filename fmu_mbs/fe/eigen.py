@@ -61,13 +61,14 @@ def generalized_eigen(K: sp.spmatrix | np.ndarray, M: sp.spmatrix | np.ndarray, 
     return lam[order], canonical_modes(lam[order], x, atol=1e-12 * scale)
 
 
-def canonical_modes(lam: np.ndarray, X: np.ndarray, rtol: float = CLUSTER_RTOL, atol: float = 0.0,
+def canonical_modes(lam: np.ndarray, X: np.ndarray, rtol: float = CLUSTER_RTOL, atol: float | None = None,
                     significant: float = 0.1) -> np.ndarray:
     """The eigenvectors X (columns, lam ascending, orthonormal in some metric M) in a basis that does not depend
     on round-off: within each cluster of (numerically) repeated eigenvalues, |lam_j - lam_i| <= rtol max|lam| +
-    atol, the eigensolver returns an arbitrary orthonormal basis of the eigenspace (a square or round beam
-    section: bending in y and z at one frequency), and every eigenvector's sign is arbitrary. A model that stores
-    modal coordinates (a static start) must find the same modes on every machine.
+    atol (default atol: 1e-12 of the largest |lam| given, a symmetric eigensolver's round-off), the eigensolver
+    returns an arbitrary orthonormal basis of the eigenspace (a square or round beam section: bending in y and z at
+    one frequency), and every eigenvector's sign is arbitrary. A model that stores modal coordinates (a static
+    start) must find the same modes on every machine.
 
     Rule, per cluster with coefficient projector P (start I): take the first coordinate i (in the X's row order)
     whose projected row |P x_i| exceeds ``significant`` times the largest one; the next vector is the one of the
@@ -77,6 +78,8 @@ def canonical_modes(lam: np.ndarray, X: np.ndarray, rtol: float = CLUSTER_RTOL, 
     chose, so neither does the result (unless a row lies within round-off of the threshold)."""
     X = np.array(X, float, copy=True)
     k = len(lam)
+    if atol is None:
+        atol = 1e-12 * float(np.max(np.abs(lam), initial=0.0))
     start = 0
     while start < k:
         stop = start + 1

@@ -60,7 +60,7 @@ class ModeSet:
     def eigen(self) -> tuple[np.ndarray, np.ndarray]:
         """(omega in rad/s ascending, V M_r-normalised) of K_r v = omega^2 M_r v."""
         lam, V = la.eigh(self.stiffness, self.mass)
-        V = canonical_modes(lam, V, atol=1e-12 * max(float(np.max(np.abs(lam), initial=0.0)), 1e-300))
+        V = canonical_modes(lam, V)
         return np.sqrt(np.clip(lam, 0.0, None)), V
 
     def frequencies(self) -> np.ndarray:
@@ -114,7 +114,7 @@ def m_orthonormal_complement(body: FEBody, basis: np.ndarray, vectors: np.ndarra
     norm0 = np.einsum("ij,ij->j", vectors, M @ vectors)
     lam, W = la.eigh(G)
     keep = lam > tol * max(norm0.max(initial=0.0), 1e-300)
-    return canonical_modes(lam[keep], V @ (W[:, keep] / np.sqrt(lam[keep])))
+    return canonical_modes(lam[keep], V @ (W[:, keep] / np.sqrt(lam[keep])), atol=0.0)
 
 
 def augment(ms: ModeSet, vectors: np.ndarray, prefix: str, against: np.ndarray | None = None) -> ModeSet:

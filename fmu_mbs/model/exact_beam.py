@@ -135,7 +135,6 @@ def expand(beam: GeometricallyExactBeam, dimension: int = 3) \
         t = seg[min(k, n - 1)] / lengths[min(k, n - 1)]
         if 0 < k < n:                        # interior node: the mean of the neighbouring elements' directions
             t = t + seg[k - 1] / lengths[k - 1]
-        A = _frame(t, up)
         half = 0.5 * (lengths[k - 1] if k > 0 else 0.0) + 0.5 * (lengths[k] if k < n else 0.0)
         m = beam.rho * beam.area * half
         if dimension == 2:
@@ -146,7 +145,7 @@ def expand(beam: GeometricallyExactBeam, dimension: int = 3) \
                                                                              beam.rho * beam.Iy * half,
                                                                              beam.rho * beam.Iz * half]))
             bodies.append(RigidBody(f"{beam.name}_node{k}", mass=m, inertia=inertia,
-                                    position=tuple(map(float, x[k])), orientation=_quaternion(A)))
+                                    position=tuple(map(float, x[k])), orientation=_quaternion(_frame(t, up))))
         markers.append(Marker(f"{beam.name}_n{k}", body=f"{beam.name}_node{k}"))
     ga = beam.shear_factor * beam.G * beam.area
     for k in range(1, n + 1):

@@ -19,7 +19,7 @@ the nodes are exact gradients of U:
 
     F1 = n,  F2 = -n,  T1 = (I - B^T)(d x n) + m,  T2 = B^T (d x n) - m        (N, N m; world)
 
-In a planar model (``planar`` = 1: both node frames turn about z) every rotation commutes: psi = (0, 0, th2 - th1)
+In a planar model (sv.dim = 2: both node frames turn about z) every rotation commutes: psi = (0, 0, th2 - th1)
 (wrapped), Rm turns by th1 + psi / 2, Jr = I on z and B = 1/2, so T1 = (d x n) / 2 + m, T2 = (d x n) / 2 - m; that
 case is evaluated in closed form (one atan2, no SO(3) maps), with the same result.
 
@@ -38,8 +38,8 @@ from ..marker_loads import add_marker_wrench_pair
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 from ..rotation import cross_v, dot_v
 
-Arrays = arrays_type("GeBeamArrays", ["mi", "mj", "length", "stiffness", "beta", "strain0", "planar", "out_adr"],
-                     __name__, "Arrays")
+Arrays = arrays_type("GeBeamArrays", ["mi", "mj", "length", "stiffness", "beta", "strain0", "out_adr"], __name__,
+                     "Arrays")
 N_OUT = 6
 N_STATES = 0
 SMALL_ANGLE = 1e-4     # rad: below, the SO(3) series coefficients are taken from their Taylor expansions
@@ -196,8 +196,9 @@ def add_forces(a, sv, q, mode, Q, out):
     (J)."""
     V = 0.0
     o, R, vo, wm = sv.o, sv.R, sv.vo, sv.wm
+    planar = sv.dim == 2
     for k in range(a.mi.shape[0]):
-        if a.planar[k]:
+        if planar:
             V += add_planar_element(a, sv, q, mode, k, Q, out)
             continue
         i = a.mi[k]
