@@ -13,6 +13,7 @@ from numba import njit
 from .bodies.dispatch import add_body_forces, mass_blocks
 from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
 from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, after_step, has_multiplier_forces
+from .inner import inner_kernel
 from .integrate_alf import (
     CONTACT_PAIRS,
     CONTACT_STATES,
@@ -59,7 +60,7 @@ from .system import (
 )
 
 
-@njit(cache=True)
+@inner_kernel
 def scheme_coefficients(rho, h, c):
     """Coefficients of one step of size h (s) for the spectral radius rho (module docstring of integrate_alf);
     rho = 1 gives exactly 2/h, -1, 0 and 4/h^2, -4/h, 0, -1; ``alpha`` = c ka, the AL update factor."""

@@ -41,6 +41,7 @@ from .contact_geometry import (
     SHAPE_POLYGON,
     SHAPE_SPHERE,
 )
+from .inner import inner_kernel
 
 UNBOUNDED = 1e300
 _PLANE_AXIS_TOL = 1e-12   # a plane normal within this of a world axis bounds the half-space along that axis
@@ -132,7 +133,7 @@ def _before(s, t, col, lo):
     return lo[s, 0] < lo[t, 0]
 
 
-@njit(cache=True)
+@inner_kernel
 def _sift_down(order, start, end, col, lo):
     root = start
     while True:
@@ -148,7 +149,7 @@ def _sift_down(order, start, end, col, lo):
             return
 
 
-@njit(cache=True)
+@inner_kernel
 def _heap_sort(order, col, lo):
     n = order.shape[0]
     for start in range(n // 2 - 1, -1, -1):
@@ -158,7 +159,7 @@ def _heap_sort(order, col, lo):
         _sift_down(order, 0, end, col, lo)
 
 
-@njit(cache=True)
+@inner_kernel
 def _sort_order(order, col, lo):
     """Insertion sort of ``order`` (near-linear for coherent motion); past 8 n moves, heap sort instead."""
     n = order.shape[0]
@@ -226,7 +227,7 @@ def candidate_pairs(lo, hi, group, mask, exclude_ptr, exclude_idx, order, pairs)
                               np.empty((n, 2), dtype=np.int64), np.empty((n, 8)), np.empty(4, dtype=np.int64))
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def candidate_pairs_ws(lo, hi, group, mask, exclude_ptr, exclude_idx, order, pairs, col, box, cursor):
     """``candidate_pairs`` without allocation: scratch ``col`` int64 (n, 2), ``box`` (n, 8), ``cursor`` int64[4]."""
     n = lo.shape[0]

@@ -26,6 +26,7 @@ from .bodies.dispatch import body_potential, kinetic_energy, marker_acceleration
 from .constraints import eval_constraint_rows
 from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
 from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, multiplier_outputs
+from .inner import inner_kernel
 from .marker_loads import system_view
 from .model_arrays import MODE_FULL
 from .system import eval_frames_ws, eval_rows_ws
@@ -33,7 +34,7 @@ from .system import eval_frames_ws, eval_rows_ws
 MARKER_VALUES = 16
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def _marker_block(m, q, qdd, fr, q_local, angle_local, planar, raw, off):
     o, vo, wm = fr.o, fr.vo, fr.wm
     for k in range(m.marker_body.shape[0]):
@@ -56,7 +57,7 @@ def _marker_block(m, q, qdd, fr, q_local, angle_local, planar, raw, off):
                 raw[base + 9 + i] = x[i]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def _coordinates(ms, t, q, qd, fr, mrows, is_angle, prev_s, has_prev, raw, off_s, off_sd):
     """Joint coordinates and rates of the measure rows ``ms`` (the model's bodies and markers with other rows) at
     the frames ``fr`` evaluated at (q, qd)."""
@@ -80,7 +81,7 @@ def _coordinates(ms, t, q, qd, fr, mrows, is_angle, prev_s, has_prev, raw, off_s
         raw[off_sd + k] = sd
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def _reactions(m, jtw, lam, o, r, joint_mi, joint_mj, rows_ptr, rows_idx, raw, off):
     for j in range(joint_mi.shape[0]):
         mi = joint_mi[j]

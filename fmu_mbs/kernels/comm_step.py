@@ -21,6 +21,7 @@ from numba import njit
 from .alf_loop import alf_advance
 from .channel_values import channel_values, planar_angles
 from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
+from .inner import inner_kernel
 from .integrate_alf import OK, REP_ITER, REP_PHI, SC_T, SC_W_DISS, SC_W_IN
 from .model_arrays import arrays_type
 from .packed_args import unpack
@@ -122,7 +123,7 @@ def comm_step_body(a, n_steps, h, t_end):
     return OK
 
 
-@njit(cache=True)
+@inner_kernel
 def alf_comm_step(a, n_steps, h, t_end):
     """comm_step_body on the CommArgs ``a`` passed as one named tuple of arrays (typed and unboxed at every call
     from Python: the benchmark's comparison, bench/fmu_latency.py)."""

@@ -21,11 +21,12 @@ from numba import njit
 
 from .bodies.dispatch import eval_body_frames, eval_marker_frames, quad_acc, quad_alpha, row_to_q
 from .functions import eval_time_function
+from .inner import inner_kernel
 from .model_arrays import ROW_ANGLE, ROW_CD, ROW_D, ROW_DP1, ROW_DP2, ROW_NORM
 from .rotation import cross_v, dot_v, wxwxs
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def angle_about_z(Ri, Rj):
     """Angle from x_i to x_j about z_i (rad, in (-pi, pi]) and its (s, c) = (y_i.x_j, x_i.x_j)."""
     s = Ri[0, 1] * Rj[0, 0] + Ri[1, 1] * Rj[1, 0] + Ri[2, 1] * Rj[2, 0]
@@ -33,7 +34,7 @@ def angle_about_z(Ri, Rj):
     return math.atan2(s, c), s, c
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw):
     """Fill phi, jac, nu, gamma and the twist-space rows jtw[r] = [v_i, w_i, v_j, w_j] (12)."""
     n_rows = m.row_type.shape[0]

@@ -49,6 +49,7 @@ from numba import njit
 
 from .contact_geometry import MAX_POINTS, SHAPE_PLANE
 from .functions import eval_curve
+from .inner import inner_kernel
 from .model_arrays import arrays_type
 
 # normal laws
@@ -111,7 +112,7 @@ ContactWork = arrays_type("ContactWork", ["lo", "hi", "order", "pairs", "out", "
 N_CONT_OUT = 5
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def smooth_step(x):
     """0 for x <= 0, 1 for x >= 1, x^2 (3 - 2x) between (C1)."""
     if x <= 0.0:
@@ -121,7 +122,7 @@ def smooth_step(x):
     return x * x * (3.0 - 2.0 * x)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def _curve_inverse(curve_par, adr, n, y):
     """x with U(x) = y on a non-decreasing piecewise-linear curve (linear extrapolation at the ends)."""
     xs = curve_par[adr:adr + n]
@@ -135,7 +136,7 @@ def _curve_inverse(curve_par, adr, n, y):
     return xs[i] + (y - ys[i]) * (xs[i + 1] - xs[i]) / dy
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def _table_force(curve_par, curves, d, dd, zs, zn, zr, zw, full):
     """(fn, recoverable elastic energy) of the table law (curves = [loading adr, n, unloading adr, n]); not
     ``full`` (MODE_CONSERVATIVE): (dE/dd along the path, E) instead, so the energy split dissipates the rest.
@@ -174,7 +175,7 @@ def _table_force(curve_par, curves, d, dd, zs, zn, zr, zw, full):
     return max(min(fl, fu), 0.0), energy
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def normal_force(law, par, curve_par, curves, k, d, dd, h, zs, zn, zr, zw, full):
     """(fn, elastic potential) of one contact point of a contact element with the normal law ``law``, its
     parameters ``par`` (CP_* columns) and curve addresses ``curves``; zr / zw: its state record in the committed
@@ -202,7 +203,7 @@ def normal_force(law, par, curve_par, curves, k, d, dd, h, zs, zn, zr, zw, full)
     return max(fe + fd, 0.0), V
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def friction_law(model, par, fn, n0, n1, n2, vt0, vt1, vt2, h, zs, zn, zr, zw):
     """Friction force (3) opposing the slip velocity vt (tangent to the unit normal n) under the normal load fn,
     by the law ``model`` (FRICTION_*) with the parameters ``par`` (CP_* columns; see the module docstring);
@@ -262,7 +263,7 @@ def _slot0(s, t, i, cap):
     return ((s * 73856093) ^ (t * 19349663) ^ (i * 83492791)) & (cap - 1)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def state_find(z, adr, cap, s, t, i):
     """Address of the record of point i of shapes (s, t) in the table at z[adr:], or -1."""
     if cap == 0:
@@ -278,7 +279,7 @@ def state_find(z, adr, cap, s, t, i):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def state_insert(z, adr, cap, s, t, i, used, stat):
     """Address of a fresh (zeroed) or existing record of point i of shapes (s, t) in the table at z[adr:];
     -1 and ST_STATE_OVERFLOW set if the table is full (3/4 of its records)."""
@@ -304,7 +305,7 @@ def state_insert(z, adr, cap, s, t, i, used, stat):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def pair_stiffness(cont_par, cont_law, shape_compliance, shape_inv_radius, c, sa, sb):
     """k of contact c between shapes sa and sb: the given stiffness, or Hertz 4/3 E* sqrt(R*) (N/m^n)."""
     k = cont_par[c, CP_STIFFNESS]

@@ -37,6 +37,7 @@ from .families import (
     rotational_spring_damper,
     spring_damper,
 )
+from .inner import inner_kernel
 from .marker_loads import add_point_wrench
 from .model_arrays import MODE_FULL
 
@@ -57,7 +58,7 @@ def add_marker_inputs(m, sv, q, u, Q):
         add_point_wrench(sv, q, k, o[k, 0], o[k, 1], o[k, 2], F0, F1, F2, T0, T1, T2, 1.0, Q)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_element_forces(m, sv, t, q, u, h, zs, zn, mode, Q, out):
     """Q += gravity, every element family but contact and the multiplier-loaded ones, and (MODE_FULL) the marker
     inputs, at the frames of the System view ``sv``; returns the elastic energy of the springs (J). Element states:

@@ -10,6 +10,7 @@ import math
 
 from numba import njit
 
+from .inner import inner_kernel
 from .model_arrays import (
     FN_CONSTANT,
     FN_HARMONIC,
@@ -21,7 +22,7 @@ from .model_arrays import (
 )
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def _interval(par, adr, n, t):
     """Index k of the interval [t_k, t_k+1] holding t (t inside the table), by bisection."""
     lo = 0
@@ -128,7 +129,7 @@ def eval_curve(curve_par, adr, n, x):
     return y, slope, _curve_antiderivative(curve_par, adr, n, x) - _curve_antiderivative(curve_par, adr, n, 0.0)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def _curve_antiderivative(curve_par, adr, n, x):
     """Integral of the extrapolated curve from x_0 to x."""
     total = 0.0

@@ -27,6 +27,8 @@ import math
 
 from numba import njit
 
+from .inner import inner_kernel
+
 # parameter vector of one cylinder (hyd_par row)
 HP_A1 = 0           # piston area (m^2)
 HP_A2 = 1           # annulus area (m^2)
@@ -90,7 +92,7 @@ def flows(par, p1, p2, U):
     return cv * U * g1, cv * U * d1, cv * U * g2, -cv * U * d2
 
 
-@njit(cache=True)
+@inner_kernel
 def cylinder_force(par, p1, p2, x, xd):
     """Force along the line (N, positive extending) at pressures p1, p2, piston position x and speed xd."""
     f = p1 * par[HP_A1] - p2 * par[HP_A2] - par[HP_DAMPING] * xd
@@ -102,7 +104,7 @@ def cylinder_force(par, p1, p2, x, xd):
     return f
 
 
-@njit(cache=True)
+@inner_kernel
 def advance_states(par, zs, a, x, xd, uref, h, zn):
     """Candidate states zn[a:a+6] at piston position x (m), speed xd (m/s) and valve reference uref after a step h
     (s) from the committed zs[a:a+6] (trapezoidal rule; implicit Euler when the start rates are unknown; h = 0:

@@ -95,6 +95,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from .inner import inner_kernel
 from .linalg import env_solve_permuted
 from .model_arrays import arrays_type
 from .system import (
@@ -149,7 +150,7 @@ Coefficients = arrays_type("Coefficients", ["am", "af", "b1", "cv1", "cv2", "ka"
                                             "alpha"], __name__)
 
 
-@njit(cache=True)
+@inner_kernel
 def galpha_parameters(rho):
     """(am, af, gam, beta) of the generalized-alpha scheme with spectral radius rho at infinity (Chung &
     Hulbert 1993, eqs. 25 and 17-18); rho = 1 gives the trapezoidal rule (1/2, 1/2, 1/2, 1/4) exactly."""
@@ -187,7 +188,7 @@ def step_time(sc, k):
     return sc[SC_T0] + (sc[SC_K] + k) * sc[SC_H]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def scan_inputs(u, u_last):
     """(any input nonzero, any input changed since u_last); u_last takes the values of u."""
     nonzero = False
@@ -201,7 +202,7 @@ def scan_inputs(u, u_last):
     return nonzero, changed
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def project(row_cols, jac, target, c, first, ptr, val, pos, work, y, rhs, x):
     """Mass-orthogonal projection in correction form: x += T^-1 c Phi_q^T (target - Phi_q x), with T = M + c
     Phi_q^T Phi_q already factorised (envelope storage); ``y`` (n_rows) and ``rhs`` (n_q) are scratch."""
@@ -216,7 +217,7 @@ def project(row_cols, jac, target, c, first, ptr, val, pos, work, y, rhs, x):
         x[i] += rhs[i]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def chord_jacobian(jac_n, jac, jk):
     """K = Phi_q(q_n) + Phi_q(q), twice the chord gradient of a quadratic row (both share the row's columns)."""
     for k in range(jac.shape[0]):
@@ -224,7 +225,7 @@ def chord_jacobian(jac_n, jac, jk):
             jk[k, c] = jac_n[k, c] + jac[k, c]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def chord_correction(row_cols, jac, jac_n, jk, c, res, dq, y, tmp, first, ptr, val, pos, work, max_pass):
     """Refine the Newton correction dq = -T^-1 res (T = W + c/2 K^T K factorised) of the energy-consistent
     residual towards the true constraint tangent c K^T Phi_q(q): dq <- -T^-1 (res + c/2 K^T (Phi_q(q) -
@@ -264,7 +265,7 @@ def chord_correction(row_cols, jac, jac_n, jk, c, res, dq, y, tmp, first, ptr, v
             break
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def consistent_accelerations(row_cols, jac, gamma, lam_g, c, gc, first, ptr, val, pos, work, y, rhs, x, lam):
     """From the trapezoid's acceleration x (M x = Q - gc), one augmented-Lagrangian solve of M qdd + Phi_q^T lam =
     Q, Phi_q qdd = gamma with T = M + c Phi_q^T Phi_q factorised, in correction form: T dx = gc - Phi_q^T lam_g
@@ -290,7 +291,7 @@ def consistent_accelerations(row_cols, jac, gamma, lam_g, c, gc, first, ptr, val
     return res
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def record_step(m, step, iters, V, st, rows, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z):
     """Report row ``step`` of an accepted step (REP_*: ``iters``, residuals of the ``rows`` at the state ``st``,
     energies with the elastic energy V and the work in st.sc; rep has one row per step of the call), and the state

@@ -45,6 +45,7 @@ from numba import njit
 
 from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
 from .forces import after_step
+from .inner import inner_kernel
 from .integrate_alf import (
     CONTACT_PAIRS,
     CONTACT_STATES,
@@ -138,7 +139,7 @@ def _norm(q, qd, q0, qd0, kq, kv, h, rtol, atol):
     return s
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def first_step(q, qd, qdd, rtol, atol, h_max):
     """Hairer & Wanner's first guess of the step: 0.01 |y| / |y'| in the scaled norm (s)."""
     n = q.shape[0]

@@ -28,6 +28,7 @@ from .contact import CP_KT, CP_MU, CP_MU_STATIC, CP_STRIBECK_SPEED, FRICTION_BRI
 from .families.crush_spring import Z_D_MAX, Z_F_MAX
 from .functions import _interval
 from .hydraulics import HP_L_END, HP_L_RETRACTED, HP_STROKE
+from .inner import inner_kernel
 from .marker_loads import line
 
 SIG_PRIME = 1125899906842597   # signatures are hashed modulo this prime (< 2^50: exact as a float)
@@ -40,7 +41,7 @@ def _mix(sig, code):
     return (sig * 1009 + code) % SIG_PRIME
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def crush_code(sv, a, k, zs, out):
     """Regime code of crush spring k (module docstring) from its outputs and the committed history zs."""
     d = out[a.out_adr[k]]
@@ -62,7 +63,7 @@ def crush_code(sv, a, k, zs, out):
     return 3                   # below the permanent set
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def bristle_code(a, k, zn, out):
     """1 stick, 2 slip of joint friction element k (bristle law), from its outputs and deflection zn."""
     par = a.par[k]
@@ -79,7 +80,7 @@ def bristle_code(a, k, zn, out):
     return 1
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def event_signature(m, sv, zs, zn, out):
     """Hash of the discrete regime (module docstring) after a force evaluation: its frames in ``sv``, element
     outputs ``out``, the committed states ``zs`` it started from and its candidates ``zn``. Equal regimes give

@@ -27,6 +27,7 @@ import math
 from numba import njit
 
 from .bodies.dispatch import mass_blocks
+from .inner import inner_kernel
 from .integrate_alf import project
 from .linalg import env_cholesky, env_solve_permuted
 from .system import assemble_iteration_matrix, eval_frames_ws, eval_rows_ws, jac_t_times, jac_times
@@ -57,7 +58,7 @@ def _max_abs(x):
     return worst
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def project_step(m, bv, pat, st, ws, t1, tol, c, pivot, rtol, atol, limit):
     """Project the state (t1, st.q, st.qd) onto the constraints (module docstring); the unprojected state must be
     in ws.q0, ws.qd0; ``limit``: refuse a correction beyond PROJ_MAX x the error tolerance (a step's end; not for a

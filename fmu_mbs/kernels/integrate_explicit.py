@@ -47,6 +47,7 @@ from numba import njit
 from .bodies.dispatch import add_body_forces, mass_blocks
 from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
 from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, after_step, has_multiplier_forces
+from .inner import inner_kernel
 from .integrate_alf import (
     CONTACT_PAIRS,
     CONTACT_STATES,
@@ -88,7 +89,7 @@ MAX_AL_PASSES = 4
 MAX_POSITION_PASSES = 3
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def al_accelerations(bv, mb, row_cols, jac, gamma, Q, c, first, ptr, val, pos, work, y, rhs, gc, x, lam):
     """Index-1 augmented Lagrangian accelerations x and multipliers lam of M x + Phi_q^T lam = Q, Phi_q x = gamma,
     with T = M + c Phi_q^T Phi_q factorised (envelope): passes of integrate_alf.consistent_accelerations from the
@@ -110,7 +111,7 @@ def al_accelerations(bv, mb, row_cols, jac, gamma, Q, c, first, ptr, val, pos, w
     return passes
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def end_state_forces(m, sv, st, ws, t, h, lam_est, rows_current):
     """Frames, forces ws.Q and constraint rows ws.rows at (t, st.q, st.qd) (the rows only unless ``rows_current``:
     already evaluated at this state), the element states advanced over h from zs into zn; returns the elastic
@@ -129,7 +130,7 @@ def end_state_forces(m, sv, st, ws, t, h, lam_est, rows_current):
     return V
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def stage_accelerations(m, sv, bv, pat, st, ws, t, h, lam_est, c, pivot):
     """end_state_forces at (t, st.q, st.qd), then T = M + c Phi_q^T Phi_q factorised and the accelerations st.qdd
     and multipliers st.lam solved in place from their guesses. Returns (elastic energy J, -1), or (0, the failing

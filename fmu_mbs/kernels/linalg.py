@@ -13,8 +13,10 @@ import math
 
 from numba import njit
 
+from .inner import inner_kernel
 
-@njit(cache=True)
+
+@inner_kernel
 def env_add(first, ptr, val, i, j, x):
     """A[i, j] += x for the symmetric matrix (either triangle); entries outside the envelope are dropped
     and reported by returning False."""
@@ -52,7 +54,7 @@ def env_cholesky(first, ptr, val, pivot_tol):
     return -1
 
 
-@njit(cache=True)
+@inner_kernel
 def env_solve(first, ptr, val, x):
     """Solve L L^T x = b in place (x holds b on entry) with the factor from env_cholesky."""
     n = first.shape[0]

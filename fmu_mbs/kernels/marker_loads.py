@@ -17,6 +17,7 @@ from numba import njit
 
 from .bodies.dispatch import add_load
 from .functions import eval_time_function
+from .inner import inner_kernel
 from .model_arrays import arrays_type
 from .rotation import dot_v
 
@@ -33,26 +34,26 @@ def system_view(m, fr):
                   m.fn_par, m.curve_par, fr.r, fr.o, fr.R, fr.vo, fr.wm)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def time_function(sv, fn, t):
     """Value of time function ``fn`` at t (0 for fn = -1)."""
     v, _, _ = eval_time_function(sv.fn_type, sv.fn_adr, sv.fn_len, sv.fn_par, fn, t)
     return v
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_marker_force(sv, q, k, F0, F1, F2, scale, Q):
     """Q += scale * (force F at the origin of marker k), world axes (N)."""
     add_load(sv, sv.r, sv.o, q, k, sv.o[k, 0], sv.o[k, 1], sv.o[k, 2], F0, F1, F2, 0.0, 0.0, 0.0, scale, Q)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_marker_torque(sv, q, k, T0, T1, T2, scale, Q):
     """Q += scale * (torque T on the body of marker k), world axes (N m)."""
     add_load(sv, sv.r, sv.o, q, k, sv.o[k, 0], sv.o[k, 1], sv.o[k, 2], 0.0, 0.0, 0.0, T0, T1, T2, scale, Q)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_marker_wrench_pair(sv, q, i, j, F0, F1, F2, Ti0, Ti1, Ti2, Tj0, Tj1, Tj2, Q):
     """Q += force F at the origin of marker i and -F at that of marker j, torque Ti on i's body and Tj on j's
     (N, N m; world): an element's loads on its two markers in one call (a call passes the whole System view,
@@ -62,13 +63,13 @@ def add_marker_wrench_pair(sv, q, i, j, F0, F1, F2, Ti0, Ti1, Ti2, Tj0, Tj1, Tj2
     add_load(sv, sv.r, o, q, j, o[j, 0], o[j, 1], o[j, 2], -F0, -F1, -F2, Tj0, Tj1, Tj2, 1.0, Q)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_point_force(sv, q, k, p0, p1, p2, F0, F1, F2, scale, Q):
     """Q += scale * (force F at the world point p, carried by the body of marker k)."""
     add_load(sv, sv.r, sv.o, q, k, p0, p1, p2, F0, F1, F2, 0.0, 0.0, 0.0, scale, Q)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_point_wrench(sv, q, k, p0, p1, p2, F0, F1, F2, T0, T1, T2, scale, Q):
     """Q += scale * (force F at the world point p and torque T, carried by the body of marker k)."""
     add_load(sv, sv.r, sv.o, q, k, p0, p1, p2, F0, F1, F2, T0, T1, T2, scale, Q)

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from numba import njit
 
+from .inner import inner_kernel
 from .model_arrays import PLANAR, POINT_MASS, ROW_CD, ROW_D
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def row_supported(m, k):
     """True if row k is a point row (ROW_D, ROW_CD) between point masses / planar bodies / ground."""
     typ = m.row_type[k]
@@ -50,7 +51,7 @@ def _column(m, k, cc, r, o):
     return (sign if li == 0 else 0.0), (sign if li == 1 else 0.0), (sign if li == 2 else 0.0), 0.0, 0.0, 0.0
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def _row_grad(m, k, o):
     """dg/dd of row k (ROW_D: d; ROW_CD: c) and whether d2g/dd2 = I (ROW_D) or 0 (ROW_CD)."""
     if m.row_type[k] == ROW_D:
@@ -60,7 +61,7 @@ def _row_grad(m, k, o):
     return m.row_c[k, 0], m.row_c[k, 1], m.row_c[k, 2], False
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def row_hessian_entry(m, k, c1, c2, r, o):
     """d2Phi_k / dq_c1 dq_c2 for columns c1, c2 of row k (row_cols order) of a supported row (row_supported)."""
     g0, g1, g2, quadratic = _row_grad(m, k, o)
@@ -90,7 +91,7 @@ def row_hessian(m, k, r, o, out):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_geometric_stiffness(m, r, o, y, scale, jp_ptr, jp, val):
     """val += scale sum_k y_k d2Phi_k/dq2 over the covered rows, into the envelope entries of the row products
     (jp_ptr, jp: the index tables of system.assemble_iteration_matrix; a point row's Hessian lies inside its

@@ -27,6 +27,7 @@ from .constraints import eval_constraint_rows
 from .contact import ST_ACTIVE
 from .families.contact import pair_element
 from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, has_multiplier_forces
+from .inner import inner_kernel
 from .linalg import env_add
 from .model_arrays import MODE_CONSERVATIVE, MODE_DAMPED, MODE_FULL
 from .solver_data import BodyView
@@ -52,7 +53,7 @@ def eval_rows_ws(m, t, q, qd, fr, rows):
                          rows.jtw)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def applied_forces_ws(m, sv, t, q, u, h, zs, zn, mode, Q, out, cw):
     """Q = applied forces of the model in ``mode`` at the frames of sv (evaluated); returns the spring and contact
     potential energy (J). Element states: ``zs`` committed at the step start (read), ``zn`` candidates written here,
@@ -63,7 +64,7 @@ def applied_forces_ws(m, sv, t, q, u, h, zs, zn, mode, Q, out, cw):
     return V + add_contact_forces(m, sv, q, h, zs, zn, mode, Q, out, cw)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def total_forces_ws(m, sv, t, q, qd, fr, u, h, zs, zn, Q, out, cw):
     """Frames at (q, qd) into fr (sv views them), then Q = applied forces (MODE_FULL) + the bodies' own forces
     (velocity-dependent inertia, internal elastic and damping); returns the spring and contact energy (J). The
@@ -76,7 +77,7 @@ def total_forces_ws(m, sv, t, q, qd, fr, u, h, zs, zn, Q, out, cw):
     return V + add_contact_forces(m, sv, q, h, zs, zn, MODE_FULL, Q, out, cw)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def mass_times(bv, mb, x, out, scale, accumulate):
     """out (+)= scale * M x with the block-diagonal mass matrix (``bv``: body view)."""
     body_q_adr = bv.q_adr
@@ -94,7 +95,7 @@ def mass_times(bv, mb, x, out, scale, accumulate):
                 out[a + i] = scale * s
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def jac_t_times(row_cols, jac, y, out, scale):
     """out += scale * Phi_q^T y (``row_cols``: ModelArrays.row_cols)."""
     for k in range(jac.shape[0]):
@@ -107,7 +108,7 @@ def jac_t_times(row_cols, jac, y, out, scale):
                 out[col] += jac[k, c] * yk
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def jac_times(row_cols, jac, x, out):
     """out = Phi_q x (``row_cols``: ModelArrays.row_cols)."""
     for k in range(jac.shape[0]):
@@ -119,7 +120,7 @@ def jac_times(row_cols, jac, x, out):
         out[k] = s
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def jac_residual(row_cols, jac, x, rhs):
     """max_k |(Phi_q x)_k - rhs_k| (residual of a velocity or acceleration constraint level)."""
     worst = 0.0
@@ -134,7 +135,7 @@ def jac_residual(row_cols, jac, x, rhs):
     return worst
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def assemble_iteration_matrix(bv, mb, jac, c, Wx, use_wx, pat, val):
     """val = envelope of P (M + Wx + c Phi_q^T Phi_q) P^T with the index tables of ``pat`` (solver_data.PatternArrays):
     for entry c1 of row k, jp[e] = (c2, value index)
@@ -227,7 +228,7 @@ def powers(m, sv, t, q, qd, u, zs, zn, out, cw, Qa, Qb, lam, nu, noncons, jtw):
     return p_diss, p_in
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def contact_colors(m, cw, adj_ptr, adj_idx, colors):
     """Greedy colouring of the bodies for finite differences from the static adjacency (adj, itself included)
     and the contact pairs of the last force evaluation (the broad-phase candidates in the contact workspace
@@ -292,7 +293,7 @@ def contact_colors(m, cw, adj_ptr, adj_idx, colors):
     return n_colors
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def fd_force_jacobian(m, sv, t, q, qd, u, h, zs, zn, fr, out, cw, Q0, Qp, Wx, kq, kv, eps, colors, n_colors, adj_ptr,
                       adj_idx, adj_rev, dlt, dynamic, jtw, lam):
     """Wx = sym(kq * K + kv * C), K = -dQ/dq, C = -dQ/dqd by forward differences, perturbing one
@@ -361,7 +362,7 @@ def fd_force_jacobian(m, sv, t, q, qd, u, h, zs, zn, fr, out, cw, Q0, Qp, Wx, kq
     return n_colors
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def step_report(m, q, qd, qdd, jac, nu, gamma):
     """(max |Phi_q qd - nu|, max |Phi_q qdd - gamma|, kinetic energy J, the bodies' potential energy J: gravity and
     a flexible body's elastic energy) in one call."""

@@ -26,6 +26,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..inner import inner_kernel
 from ..model_arrays import FLEXIBLE, MODAL, PLANAR, POINT_MASS, RIGID
 from ..rotation import cross_v
 from . import flexible, lever, modal, modal_inertia, planar, point_mass, rigid
@@ -33,7 +34,7 @@ from . import flexible, lever, modal, modal_inertia, planar, point_mass, rigid
 ZERO = np.int64(0)   # an offset argument that is not the literal 0 (numba compiles a callee once per literal)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def unknown_kind(kind):
     """Raise for a body kind code no module provides (a compiler bug or a corrupt model)."""
     raise ValueError("unknown body kind code: no module in kernels/bodies provides it")
@@ -174,7 +175,7 @@ def quad_alpha(bd, q, qd, k):
     return modal.quad_alpha(bd.flex.modal, bd.body_q_adr[b], b, k, q, qd)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def marker_acceleration(bd, r, o, wm, q, qdd, k):
     """(origin acceleration (m/s^2), angular acceleration (rad/s^2)), world, of marker k from qdd at the frames
     r, o, wm; rigid kinds a + alpha x s + w x (w x s); zeros on ground."""
@@ -202,7 +203,7 @@ def marker_acceleration(bd, r, o, wm, q, qdd, k):
     return (acc[0] + axs[0] + wws[0], acc[1] + axs[1] + wws[1], acc[2] + axs[2] + wws[2]), alpha
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def marker_angle(bd, q, k, local):
     """Angle of marker k's x axis from the world x axis (rad) in a planar model, ``local`` its angle on its body."""
     b = bd.marker_body[k]
@@ -216,7 +217,7 @@ def marker_angle(bd, q, k, local):
     return local
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def marker_quaternion(bd, q, k, l0, l1, l2, l3):
     """Orientation quaternion [w, x, y, z] of marker k, world, from l, its orientation on its body: p (x) l with
     p = p/|p| of a rigid body, the node rotation's quaternion on a flexible body, l itself on ground and on a point
@@ -277,7 +278,7 @@ def eval_mass(m, q, M):
         mass_block(m.body_kind[b], a, m.body_q_num[b], m.body_mass[b], m.body_inertia[b], m.flex, b, q, M, a, True)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def mass_blocks(bv, q, mb):
     """Per-body mass blocks mb[b, :n_b, :n_b] at q, n_b = q_num[b] (``bv``: kernels/solver_data.BodyView)."""
     for b in range(bv.kind.shape[0]):
@@ -305,7 +306,7 @@ def add_body_forces(m, q, qd, Q):
             unknown_kind(kind)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_gravity(m, q, Q):
     """Q += the weight of every body (N): m g at the CM of the rigid kinds, M T g on a flexible body, B^T M(eta)
     [:, :3] A^T g on a modal body."""
@@ -371,7 +372,7 @@ def body_potential(m, q):
     return V
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def damping_power(m, qd):
     """Power removed by the bodies' internal damping (W): sum of u'^T C u' over the flexible bodies."""
     P = 0.0

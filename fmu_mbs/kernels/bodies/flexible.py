@@ -24,6 +24,7 @@ import math
 
 from numba import njit
 
+from ..inner import inner_kernel
 from ..model_arrays import arrays_type
 
 #: flexible-body tables: per body ``mat_adr`` (address of M, K, C, MT in ``pool``; -1 for other kinds) and
@@ -43,7 +44,7 @@ def node_value(fx, j, i, a, x):
     return x[a + d] if d >= 0 else 0.0
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def marker_frame(fx, a, k, q, qd, marker_rot, o, R, vo, wm):
     """Origin o (m), axes R, origin velocity vo (m/s) and angular velocity wm (rad/s) of marker k, world axes."""
     j = fx.marker_node[k]
@@ -70,7 +71,7 @@ def marker_frame(fx, a, k, q, qd, marker_rot, o, R, vo, wm):
                 + rot[i][2] * marker_rot[k, 2, c]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_load(fx, a, o, k, p0, p1, p2, F0, F1, F2, T0, T1, T2, scale, Q):
     """Q += scale * (force F (N) at the world point p and torque T (N m), carried by marker k's node)."""
     j = fx.marker_node[k]
@@ -82,7 +83,7 @@ def add_load(fx, a, o, k, p0, p1, p2, F0, F1, F2, T0, T1, T2, scale, Q):
             Q[a + d] += scale * load[i]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def row_to_q(fx, k, gv0, gv1, gv2, gw0, gw1, gw2, out, off):
     """Coordinate row of a constraint row with derivatives g_v (origin velocity) and g_w (angular velocity) at
     marker k: the node's DOF map (the caller zeroed the row)."""
@@ -94,7 +95,7 @@ def row_to_q(fx, k, gv0, gv1, gv2, gw0, gw1, gw2, out, off):
             out[off + d] = g[i]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def marker_acceleration(fx, a, k, qdd):
     """(origin acceleration u_t'' (m/s^2), angular acceleration theta'' (rad/s^2)) of marker k, world."""
     j = fx.marker_node[k]
@@ -111,7 +112,7 @@ def mass_block(fx, b, n, out, off):
             out[off + i, off + j] = fx.pool[adr + i * n + j]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_internal_forces(fx, b, a, n, q, qd, Q):
     """Q += -K u - C u' (N, N m): the elastic and damping forces."""
     k0 = fx.mat_adr[b] + n * n
@@ -123,7 +124,7 @@ def add_internal_forces(fx, b, a, n, q, qd, Q):
         Q[a + i] -= f
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_gravity(fx, b, a, n, g, Q):
     """Q += MT g (N, N m): the weight of the body's mass distribution."""
     t0 = fx.mat_adr[b] + 3 * n * n
@@ -131,7 +132,7 @@ def add_gravity(fx, b, a, n, g, Q):
         Q[a + i] += fx.pool[t0 + 3 * i] * g[0] + fx.pool[t0 + 3 * i + 1] * g[1] + fx.pool[t0 + 3 * i + 2] * g[2]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def quadratic_form(fx, adr, n, x, a, y):
     """x[a:a+n]^T P y[a:a+n] for the n x n matrix P at pool[adr]."""
     s = 0.0
@@ -147,7 +148,7 @@ def kinetic_energy(fx, b, a, n, qd):
     return 0.5 * quadratic_form(fx, fx.mat_adr[b], n, qd, a, qd)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def potential_energy(fx, b, a, n, g, q):
     """1/2 u^T K u - (MT g) . u (J): elastic and gravity energy."""
     t0 = fx.mat_adr[b] + 3 * n * n
@@ -157,13 +158,13 @@ def potential_energy(fx, b, a, n, g, q):
     return V
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def damping_power(fx, b, a, n, qd):
     """u'^T C u' (W): the power the damping matrix removes."""
     return quadratic_form(fx, fx.mat_adr[b] + 2 * n * n, n, qd, a, qd)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def marker_rotation_vector(fx, a, k, q):
     """The rotation vector theta (rad) of marker k's node."""
     j = fx.marker_node[k]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from ..inner import inner_kernel
 from ..rotation import cross_v, dot_v
 from .modal import add_rotational, body_velocities, gbar, mtv, mv, rotation, rows_dot
 
@@ -33,7 +34,7 @@ def ctr_entry(md, b, mass, x, xa, const, i, j):
     return s
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def ctr(md, b, mass, x, xa, const):
     """C (row-major 9-tuple) of ctr_entry."""
     return (ctr_entry(md, b, mass, x, xa, const, 0, 0), ctr_entry(md, b, mass, x, xa, const, 0, 1),
@@ -72,7 +73,7 @@ def y_block(md, ap, m3, k, x, xa):
     return y0, y1, y2, y3, y4, y5, y6, y7, y8
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def mrr(md, b, x, xa):
     """M_rr at eta = x as a row-major 9-tuple: J0 + sum_k eta_k (S_k + S_k^T + Y_k), S_k = mXRefTildePsiTilde_k,
     Y_k = sum_l eta_l P[3k:3k+3, 3l:3l+3] (P = mPsiTildePsiTilde): J0 + S + S^T + E^T P E with S = mXRefTildePsiTilde
@@ -104,7 +105,7 @@ def mrf_entry(md, b, x, xa, i, j):
     return -s
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def mrf_times(md, b, x, xa, y, ya):
     """M_rf(x) y[ya:ya+m] (3-tuple)."""
     m = md.n_modes[b]
@@ -118,7 +119,7 @@ def mrf_times(md, b, x, xa, y, ya):
     return s0, s1, s2
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def mtf_times(md, b, y, ya):
     """mPhitTPsi y[ya:ya+m] (3-tuple)."""
     m = md.n_modes[b]
@@ -176,7 +177,7 @@ def mass_block(md, b, a, mass, q, out, off):
 # --- forces and energies ------------------------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def momenta(md, b, mass, q, qd, e, v, w):
     """(p_t, p_r) = the translational and rotational rows of M(eta) s (body frame)."""
     C = ctr(md, b, mass, q, e, True)
@@ -190,7 +191,7 @@ def momenta(md, b, mass, q, qd, e, v, w):
             (-ctv[0] + rw[0] + rf[0], -ctv[1] + rw[1] + rf[1], -ctv[2] + rw[2] + rf[2]))
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_internal_forces(md, b, a, mass, g, q, qd, Q):
     """Q += Q_q - B^T M(eta)[:, :3] A^T g ... i.e. every force of the body but gravity: the quadratic velocity
     vector, -K_ff eta - D_ff eta', and -K_geo(w, -A^T g) eta when stiffening is on (module docstring).
@@ -299,7 +300,7 @@ def add_internal_forces(md, b, a, mass, g, q, qd, Q):
     add_rotational(q, a, fr[0], fr[1], fr[2], 1.0, Q)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_gravity(md, b, a, mass, g, q, Q):
     """Q += B^T M(eta)[:, :3] A^T g: m g on r, (m c(eta) x A^T g) on p, mPhitTPsi^T A^T g on eta."""
     m = md.n_modes[b]
@@ -334,7 +335,7 @@ def kinetic_energy(md, b, a, mass, q, qd):
     return 0.5 * T
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def potential_energy(md, b, a, mass, g, q):
     """-g . (m r + A (m c + mPhitTPsi eta)) + 1/2 eta^T K_ff eta (J)."""
     m = md.n_modes[b]
@@ -352,7 +353,7 @@ def potential_energy(md, b, a, mass, g, q):
     return V
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def damping_power(md, b, a, qd):
     """eta'^T D_ff eta' (W)."""
     m = md.n_modes[b]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from numba import njit
-
+from ..inner import inner_kernel
 from .shapes import _PARALLEL_EPS
 from .vec import _add, _axpy, _clamp, _col, _cross, _dot, _norm, _push, _rot, _rot_t, _scale, _sub
 
 # --- spheres, capsules, boxes --------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@inner_kernel
 def _sphere_sphere(ra, ca, rb, cb, fallback, out, k):
     """Sphere (ca, ra) against sphere (cb, rb); ``fallback`` is the normal when the centres coincide."""
     d = _sub(ca, cb)
@@ -26,7 +25,7 @@ def _sphere_sphere(ra, ca, rb, cb, fallback, out, k):
     return _push(out, k, depth, n, _scale(0.5, _add(xa, xb)))
 
 
-@njit(cache=True)
+@inner_kernel
 def _any_normal(z):
     """A unit vector normal to the unit vector z (a fallback direction; its reference axis switches at |z_x| = 0.9)."""
     if abs(z[0]) < 0.9:
@@ -36,26 +35,26 @@ def _any_normal(z):
     return _scale(1.0 / _norm(t), t)
 
 
-@njit(cache=True)
+@inner_kernel
 def _closest_on_segment(c, o, z, h):
     """Closest point to c on the segment o + s z, s in [-h, h]."""
     s = _clamp(_dot(_sub(c, o), z), -h, h)
     return _axpy(s, z, o)
 
 
-@njit(cache=True)
+@inner_kernel
 def _sphere_capsule(r, c, rc, h, o, R, out, k):
     return _sphere_capsule_axis(r, c, rc, h, o, _col(R, 2), out, k)
 
 
-@njit(cache=True)
+@inner_kernel
 def _sphere_capsule_axis(r, c, rc, h, o, z, out, k):
     """Sphere (r, c) against the capsule of radius rc about the segment o + s z, |s| <= h (z a unit vector)."""
     q = _closest_on_segment(c, o, z, h)
     return _sphere_sphere(r, c, rc, q, _any_normal(z), out, k)
 
 
-@njit(cache=True)
+@inner_kernel
 def _segment_segment(p1, d1, p2, d2):
     """Parameters (s, t) in [0, 1] of the closest points p1 + s d1, p2 + t d2 (Ericson 5.1.9); parallel
     segments take the middle of the overlap of their projections."""
@@ -90,12 +89,12 @@ def _segment_segment(p1, d1, p2, d2):
     return s, t
 
 
-@njit(cache=True)
+@inner_kernel
 def _capsule_capsule(ra, ha, oa, Ra, rb, hb, ob, Rb, out, k):
     return _capsule_capsule_axes(ra, ha, oa, _col(Ra, 2), rb, hb, ob, _col(Rb, 2), out, k)
 
 
-@njit(cache=True)
+@inner_kernel
 def _capsule_capsule_axes(ra, ha, oa, za, rb, hb, ob, zb, out, k):
     """Two capsules about the segments o + s z, |s| <= h (z unit vectors)."""
     pa = _axpy(-ha, za, oa)
@@ -117,7 +116,7 @@ def _capsule_capsule_axes(ra, ha, oa, za, rb, hb, ob, zb, out, k):
     return _sphere_sphere(ra, qa, rb, qb, fb, out, k)
 
 
-@njit(cache=True)
+@inner_kernel
 def _sphere_box(r, c, hx, hy, hz, o, R, out, k):
     p = _rot_t(R, _sub(c, o))
     q = (_clamp(p[0], -hx, hx), _clamp(p[1], -hy, hy), _clamp(p[2], -hz, hz))

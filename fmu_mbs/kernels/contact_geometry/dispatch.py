@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from ..inner import inner_kernel
 from .convex import (
     _capsule_capsule,
     _capsule_capsule_axes,
@@ -40,7 +41,7 @@ from .vec import _col, _vec
 
 # --- dispatch ---------------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@inner_kernel
 def _collide_ordered(ka, pa, oa, Ra, kb, pb, ob, Rb, mesh_ptr, mesh_verts, mesh_tri_ptr, mesh_tris, out):
     """The implemented pairs in their own order (a, b); -1 if (ka, kb) is not one of them."""
     ca = _vec(oa)

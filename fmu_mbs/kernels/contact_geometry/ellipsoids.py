@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from ..inner import inner_kernel
 from .shapes import _NEWTON_ITERS, _PW_ITERS
 from .vec import _add, _axpy, _dot, _norm, _push, _scale, _sub
 
 # --- ellipsoids ------------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@inner_kernel
 def _shape_matrix(R, a, b, c):
     """M = R diag(a^2, b^2, c^2) R^T as (xx, yy, zz, xy, xz, yz)."""
     a2 = a * a
@@ -27,21 +26,21 @@ def _shape_matrix(R, a, b, c):
     return xx, yy, zz, xy, xz, yz
 
 
-@njit(cache=True)
+@inner_kernel
 def _sym_mul(M, v):
     return (M[0] * v[0] + M[3] * v[1] + M[4] * v[2],
             M[3] * v[0] + M[1] * v[1] + M[5] * v[2],
             M[4] * v[0] + M[5] * v[1] + M[2] * v[2])
 
 
-@njit(cache=True)
+@inner_kernel
 def _sym_lin(s, A, t, B):
     """s A + t B for symmetric 6-tuples."""
     return (s * A[0] + t * B[0], s * A[1] + t * B[1], s * A[2] + t * B[2],
             s * A[3] + t * B[3], s * A[4] + t * B[4], s * A[5] + t * B[5])
 
 
-@njit(cache=True)
+@inner_kernel
 def _sym_solve(M, r):
     """M^-1 r for a symmetric positive definite M (cofactors); zero if M is singular."""
     c00 = M[1] * M[2] - M[5] * M[5]
@@ -59,13 +58,13 @@ def _sym_solve(M, r):
             (c02 * r[0] + c12 * r[1] + c22 * r[2]) * inv)
 
 
-@njit(cache=True)
+@inner_kernel
 def _support_gap(n, r, Ma, Mb):
     """f(n) = r . n + sqrt(n' Ma n) + sqrt(n' Mb n) (r = c_b - c_a): the overlap of the two supports along n."""
     return _dot(r, n) + math.sqrt(max(_dot(n, _sym_mul(Ma, n)), 0.0)) + math.sqrt(max(_dot(n, _sym_mul(Mb, n)), 0.0))
 
 
-@njit(cache=True)
+@inner_kernel
 def _tangent_basis(n):
     """Orthonormal t1, t2 normal to the unit n (Duff et al., J. Computer Graphics Techniques 6(1), 2017)."""
     sg = 1.0 if n[2] >= 0.0 else -1.0
@@ -74,7 +73,7 @@ def _tangent_basis(n):
     return (1.0 + sg * n[0] * n[0] * a, sg * b, -sg * n[0]), (b, sg + n[1] * n[1] * a, -n[1])
 
 
-@njit(cache=True)
+@inner_kernel
 def _perram_wertheim(r, Ma, Mb):
     """Maximum S* of S(l) = l (1 - l) r' G(l)^-1 r, G = (1 - l) Ma + l Mb, and z = G(l*)^-1 r."""
     D = _sym_lin(-1.0, Ma, 1.0, Mb)
@@ -105,7 +104,7 @@ def _perram_wertheim(r, Ma, Mb):
     return lam * (1.0 - lam) * _dot(r, z), z
 
 
-@njit(cache=True)
+@inner_kernel
 def _ellipsoid_ellipsoid(ca, Ma, cb, Mb, out, k):
     """Minimum translation distance of two ellipsoids {c + M^(1/2) u, |u| <= 1} (see the module docstring)."""
     r = _sub(cb, ca)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from numba import njit
-
+from ..inner import inner_kernel
 from .vec import _add, _axpy, _cross, _dot, _norm, _push, _rot, _rot_t, _scale, _sub
 
 # --- triangle meshes ---------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@inner_kernel
 def _closest_on_triangle(p, a, b, c):
     """Closest point of triangle abc to p and its Voronoi feature: 0, 1, 2 vertex a, b, c; 3 edge ab; 4 edge ac;
     5 edge bc; 6 face interior (Ericson, Real-Time Collision Detection, 5.1.5)."""
@@ -44,7 +43,7 @@ def _closest_on_triangle(p, a, b, c):
     return _axpy(vb / s, ab, _axpy(vc / s, ac, a)), 6
 
 
-@njit(cache=True)
+@inner_kernel
 def _triangle(mesh_verts, vbase, mesh_tris, it):
     i0 = mesh_tris[it, 0]
     i1 = mesh_tris[it, 1]
@@ -55,7 +54,7 @@ def _triangle(mesh_verts, vbase, mesh_tris, it):
     return a, b, c
 
 
-@njit(cache=True)
+@inner_kernel
 def _triangle_candidate(p, r, a, b, c):
     """Closest point q of a front-facing triangle within r of p: (valid, q, feature, distance, face normal)."""
     nf = _cross(_sub(b, a), _sub(c, a))
@@ -75,7 +74,7 @@ def _triangle_candidate(p, r, a, b, c):
     return d < r, q, feat, d, nf
 
 
-@njit(cache=True)
+@inner_kernel
 def _dominates(d2, rank2, i2, d, rank, i, tie):
     """Candidate 2 ranks before candidate 1: closer (beyond ``tie``), else face before edge/vertex, else index."""
     if d2 < d - tie:
@@ -85,7 +84,7 @@ def _dominates(d2, rank2, i2, d, rank, i, tie):
     return rank2 < rank or (rank2 == rank and i2 < i)
 
 
-@njit(cache=True)
+@inner_kernel
 def _sphere_mesh(r, c, mi, o, R, mesh_ptr, mesh_verts, mesh_tri_ptr, mesh_tris, out, k):
     p = _rot_t(R, _sub(c, o))          # centre in the mesh frame
     vbase = mesh_ptr[mi]

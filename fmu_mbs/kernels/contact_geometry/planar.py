@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from ..inner import inner_kernel
 from .vec import _add, _push, _rot, _rot_t, _sub
 
 
-@njit(cache=True)
+@inner_kernel
 def _circle_polygon(r, c, mi, o, R, mesh_ptr, mesh_verts, out, k):
     """A circle (centre c, radius r) against the convex polygon mi (vertices counter-clockwise in the x-y plane of
     the frame (o, R), stored as mesh vertices): at most one point, normal from the polygon towards the circle.

@@ -2,30 +2,29 @@
 
 from __future__ import annotations
 
-from numba import njit
-
+from ..inner import inner_kernel
 from .vec import _add, _axpy, _col, _cross, _dot, _norm, _point_below_plane, _rot, _rot_t, _scale
 
 # --- pairs against a plane ---------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@inner_kernel
 def _sphere_plane(r, c, P, m, out, k):
     return _point_below_plane(c, r, m, P, out, k)
 
 
-@njit(cache=True)
+@inner_kernel
 def _capsule_plane(r, h, o, R, P, m, out, k):
     return _capsule_axis_plane(r, h, o, _col(R, 2), P, m, out, k)
 
 
-@njit(cache=True)
+@inner_kernel
 def _capsule_axis_plane(r, h, o, z, P, m, out, k):
     """The capsule of radius r about the segment o + s z, |s| <= h, against the plane (P, m): its two ends."""
     k = _point_below_plane(_axpy(h, z, o), r, m, P, out, k)
     return _point_below_plane(_axpy(-h, z, o), r, m, P, out, k)
 
 
-@njit(cache=True)
+@inner_kernel
 def _box_plane(hx, hy, hz, o, R, P, m, out, k):
     x = _col(R, 0)
     y = _col(R, 1)
@@ -39,7 +38,7 @@ def _box_plane(hx, hy, hz, o, R, P, m, out, k):
     return k
 
 
-@njit(cache=True)
+@inner_kernel
 def _cylinder_plane(r, h, o, R, P, m, out, k):
     z = _col(R, 2)
     w = _axpy(-_dot(m, z), z, m)       # component of m normal to the axis
@@ -58,7 +57,7 @@ def _cylinder_plane(r, h, o, R, P, m, out, k):
     return k
 
 
-@njit(cache=True)
+@inner_kernel
 def _ellipsoid_plane(a, b, c, o, R, P, m, out, k):
     ml = _rot_t(R, m)
     em = (a * ml[0], b * ml[1], c * ml[2])
@@ -70,7 +69,7 @@ def _ellipsoid_plane(a, b, c, o, R, P, m, out, k):
     return _point_below_plane(x, 0.0, m, P, out, k)
 
 
-@njit(cache=True)
+@inner_kernel
 def _mesh_plane(mi, o, R, mesh_ptr, mesh_verts, P, m, out, k):
     for iv in range(mesh_ptr[mi], mesh_ptr[mi + 1]):
         x = _add(o, _rot(R, (mesh_verts[iv, 0], mesh_verts[iv, 1], mesh_verts[iv, 2])))

@@ -6,6 +6,7 @@ import math
 
 from numba import njit
 
+from ..inner import inner_kernel
 from .shapes import MAX_POINTS
 
 # --- small vector algebra on 3-tuples (no allocation) -----------------------------------------------------------
@@ -15,7 +16,7 @@ def _vec(a):
     return a[0], a[1], a[2]
 
 
-@njit(cache=True)
+@inner_kernel
 def _col(R, j):
     return R[0, j], R[1, j], R[2, j]
 
@@ -28,7 +29,7 @@ def _rot(R, v):
             R[2, 0] * v[0] + R[2, 1] * v[1] + R[2, 2] * v[2])
 
 
-@njit(cache=True)
+@inner_kernel
 def _rot_t(R, v):
     """R^T v."""
     return (R[0, 0] * v[0] + R[1, 0] * v[1] + R[2, 0] * v[2],
@@ -36,43 +37,43 @@ def _rot_t(R, v):
             R[0, 2] * v[0] + R[1, 2] * v[1] + R[2, 2] * v[2])
 
 
-@njit(cache=True)
+@inner_kernel
 def _add(a, b):
     return a[0] + b[0], a[1] + b[1], a[2] + b[2]
 
 
-@njit(cache=True)
+@inner_kernel
 def _sub(a, b):
     return a[0] - b[0], a[1] - b[1], a[2] - b[2]
 
 
-@njit(cache=True)
+@inner_kernel
 def _axpy(s, a, b):
     """s a + b."""
     return s * a[0] + b[0], s * a[1] + b[1], s * a[2] + b[2]
 
 
-@njit(cache=True)
+@inner_kernel
 def _scale(s, a):
     return s * a[0], s * a[1], s * a[2]
 
 
-@njit(cache=True)
+@inner_kernel
 def _dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True)
+@inner_kernel
 def _cross(a, b):
     return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
 
 
-@njit(cache=True)
+@inner_kernel
 def _norm(a):
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
-@njit(cache=True)
+@inner_kernel
 def _clamp(x, lo, hi):
     return lo if x < lo else (hi if x > hi else x)
 
@@ -90,7 +91,7 @@ def _write(out, i, depth, n, p):
     out[i, 6] = p[2]
 
 
-@njit(cache=True)
+@inner_kernel
 def _push(out, k, depth, n, p):
     """Append a contact row; when all MAX_POINTS rows are used, replace the shallowest if this one is deeper."""
     if k < MAX_POINTS:
@@ -105,7 +106,7 @@ def _push(out, k, depth, n, p):
     return k
 
 
-@njit(cache=True)
+@inner_kernel
 def _point_below_plane(x, radius, m, P, out, k):
     """A point x (or a sphere of ``radius`` about it) against the plane (P, m): one row if it penetrates."""
     d = _dot(m, _sub(x, P))

@@ -3,8 +3,7 @@ work counts as input, so it acts in MODE_FULL only). Outputs: length (m), speed 
 
 from __future__ import annotations
 
-from numba import njit
-
+from ..inner import inner_kernel
 from ..marker_loads import add_marker_force, line, time_function
 from ..model_arrays import MODE_FULL, arrays_type
 
@@ -13,7 +12,7 @@ N_OUT = 3
 N_STATES = 0
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_forces(a, sv, t, q, u, mode, Q, out):
     """Q += the actuator forces; writes the output blocks."""
     for k in range(a.mi.shape[0]):

@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from ..functions import eval_curve
+from ..inner import inner_kernel
 from ..marker_loads import add_marker_force, line, time_function
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 
@@ -42,7 +41,7 @@ MAX_SWEEPS = 60
 BISECTIONS = 80
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def tension(ea, l, s):
     """Webbing force (N) of a segment of length l and unstretched length s (m)."""
     if l <= s:
@@ -50,7 +49,7 @@ def tension(ea, l, s):
     return ea * (l - s) / s
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def _taut_root(qa, qb, qc, lo, hi):
     """The root of qa x^2 + qb x + qc in (lo, hi), or -1.0 (qa may be 0)."""
     if qa == 0.0:
@@ -69,7 +68,7 @@ def _taut_root(qa, qb, qc, lo, hi):
     return -1.0
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def ring_slip(ea, c, la, sa, lb, sb):
     """Webbing (m) to move from segment b into segment a across a ring (negative: from a into b) so that
     F_a <= c F_b and F_b <= c F_a hold; 0 while they hold. Both sides taut at the answer: the capstan equality
@@ -105,13 +104,13 @@ def ring_slip(ea, c, la, sa, lb, sb):
     return 0.5 * (lo + hi)
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def _segment(a, sv, k, i):
     p = a.p_start[k] + i
     return line(sv, a.pts[p], a.pts[p + 1])
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_forces(a, sv, t, q, u, zs, zn, mode, Q, out):
     """Q += the belt forces; the webbing states go to zn; writes the output blocks; returns 0 (no potential)."""
     if mode == MODE_CONSERVATIVE:

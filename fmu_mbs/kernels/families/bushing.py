@@ -5,8 +5,7 @@ T (3) N m on marker_j, world axes. Energy: the springs' (J)."""
 
 from __future__ import annotations
 
-from numba import njit
-
+from ..inner import inner_kernel
 from ..marker_loads import add_marker_force, add_marker_torque, add_point_wrench, to_world
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 from ..rotation import cross_v
@@ -16,7 +15,7 @@ N_OUT = 6
 N_STATES = 0
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_forces(a, sv, q, mode, Q, out):
     """Q += the bushing forces; writes the output blocks; returns the spring energy (J)."""
     V = 0.0

@@ -6,8 +6,6 @@ that carry a normal force, m: zero when the force is zero)."""
 
 from __future__ import annotations
 
-from numba import njit
-
 from ..broad_phase import candidate_pairs_ws, shape_aabb
 from ..contact import (
     FP_MARGIN,
@@ -31,6 +29,7 @@ from ..contact import (
     state_insert,
 )
 from ..contact_geometry import MAX_POINTS, SHAPE_PLANE, SHAPE_SPHERE, collide, sphere_plane, sphere_sphere
+from ..inner import inner_kernel
 from ..marker_loads import add_point_force
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 
@@ -40,7 +39,7 @@ Arrays = arrays_type("ContactArrays", ["law", "par", "friction", "curves", "stat
 N_OUT = N_CONT_OUT
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def contact_candidates(m, o, R, cw):
     """Broad phase at the marker frames (o, R): candidate pairs into cw's pair buffer; returns their count
     (ST_NEEDED, and ST_PAIR_OVERFLOW if the buffer is too short: then only the count is valid)."""
@@ -71,7 +70,7 @@ def contact_candidates(m, o, R, cw):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def pair_element(shape_body, shape_sig, sig_contact, sig_swap, s, t):
     """(contact element, a-side shape, b-side shape) of a candidate pair, or (-1, s, t) if no contact pairs them
     or they sit on one body."""
@@ -85,7 +84,7 @@ def pair_element(shape_body, shape_sig, sig_contact, sig_swap, s, t):
     return c, s, t
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_forces(m, sv, q, h, zs, zn, mode, Q, out, cw):
     """Q += every contact force at the frames of sv; returns the elastic energy of the normal forces (J). Writes the
     candidate contact states zn (records only for the points in contact) and the output blocks; ``cw``: the
@@ -185,7 +184,7 @@ def add_forces(m, sv, q, h, zs, zn, mode, Q, out, cw):
     return V
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def keep_permanent_sets(m, zs, zn, used, stat):
     """Copy into zn the committed records (their largest depth d_m) of table-law contacts with an unloading curve
     whose points the last evaluation did not reach (shapes apart): the permanent set outlives the contact.

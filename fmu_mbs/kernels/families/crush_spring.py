@@ -22,9 +22,8 @@ committed evaluation, absorbed energy.
 
 from __future__ import annotations
 
-from numba import njit
-
 from ..functions import eval_curve
+from ..inner import inner_kernel
 from ..marker_loads import add_marker_force, line
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 
@@ -40,7 +39,7 @@ Z_ABSORBED = 4     # work done on the element (J)
 ON_CURVE = 1e-6    # relative distance below the largest compression still taken as loading by the energy split
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def crush_force(curve_par, curve, ku, rate_d, rate_p, d, dd, d_max, f_max, mode):
     """(force N, static loading force N, recoverable elastic energy J, new d_max, new F_max) at compression d and
     rate dd with the history (d_max, f_max); MODE_CONSERVATIVE: the force is dE/dd along the path."""
@@ -65,7 +64,7 @@ def crush_force(curve_par, curve, ku, rate_d, rate_p, d, dd, d_max, f_max, mode)
     return max(min(fl, fu), 0.0), fl, energy, d_max, f_max
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_forces(a, sv, q, zs, zn, mode, Q, out):
     """Q += the crush forces; the history goes to zn; writes the output blocks; returns the recoverable elastic
     energy (J)."""

@@ -34,6 +34,7 @@ import math
 
 from numba import njit
 
+from ..inner import inner_kernel
 from ..marker_loads import add_marker_wrench_pair
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 from ..rotation import cross_v, dot_v
@@ -83,7 +84,7 @@ def mm(A, B):
     return (c0[0], c1[0], c2[0]), (c0[1], c1[1], c2[1]), (c0[2], c1[2], c2[2])
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def log_so3(Q):
     """Rotation vector psi (rad) of the rotation matrix Q (rows), |psi| <= pi, through its unit quaternion
     (Shepperd's branch choice, accurate at every angle)."""
@@ -113,7 +114,7 @@ def log_so3(Q):
     return f * x, f * y, f * z
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def exp_so3(v):
     """Rotation matrix (rows) of the rotation vector v (Rodrigues)."""
     th2 = dot_v(v, v)
@@ -130,7 +131,7 @@ def exp_so3(v):
             (-a * y + b * x * z, a * x + b * y * z, 1.0 - b * (x * x + y * y)))
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def jr(v, w, transpose):
     """Jr(v) w, the right Jacobian of SO(3): I - (1 - cos t)/t^2 v~ + (t - sin t)/t^3 v~^2 (its transpose flips the
     sign of the v~ term)."""
@@ -149,7 +150,7 @@ def jr(v, w, transpose):
     return w[0] - a * vw[0] + b * vvw[0], w[1] - a * vw[1] + b * vvw[1], w[2] - a * vw[2] + b * vvw[2]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def jr_inv(v, w, transpose):
     """Jr(v)^-1 w = w + v~ w / 2 + (1/t^2 - (1 + cos t) / (2 t sin t)) v~^2 w (transpose: -v~ w / 2)."""
     th2 = dot_v(v, v)
@@ -164,7 +165,7 @@ def jr_inv(v, w, transpose):
     return w[0] + h * vw[0] + c * vvw[0], w[1] + h * vw[1] + c * vvw[1], w[2] + h * vw[2] + c * vvw[2]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def strains(R1, R2, d, L0):
     """(Gamma, kappa, psi, Rm) of the current configuration, before the reference strains are subtracted."""
     psi = log_so3(mtm(R1, R2))
@@ -173,7 +174,7 @@ def strains(R1, R2, d, L0):
     return (g[0] / L0, g[1] / L0, g[2] / L0), (psi[0] / L0, psi[1] / L0, psi[2] / L0), psi, Rm
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def b_transpose(psi, Rm, R2, w):
     """B^T w = R2 Jr(psi)^-T Jr(psi/2)^T Rm^T w / 2 (module docstring)."""
     half = (0.5 * psi[0], 0.5 * psi[1], 0.5 * psi[2])
@@ -182,7 +183,7 @@ def b_transpose(psi, Rm, R2, w):
     return 0.5 * u[0], 0.5 * u[1], 0.5 * u[2]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def b_apply(psi, Rm, R2, w):
     """B w = Rm Jr(psi/2) Jr(psi)^-1 R2^T w / 2."""
     half = (0.5 * psi[0], 0.5 * psi[1], 0.5 * psi[2])
@@ -190,7 +191,7 @@ def b_apply(psi, Rm, R2, w):
     return 0.5 * u[0], 0.5 * u[1], 0.5 * u[2]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_forces(a, sv, q, mode, Q, out):
     """Q += the beam elements' internal forces on their node markers; writes N and M; returns the strain energy
     (J)."""

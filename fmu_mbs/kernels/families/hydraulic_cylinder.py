@@ -5,9 +5,8 @@ extending. A power port: all its power counts as input, so it acts in MODE_FULL 
 
 from __future__ import annotations
 
-from numba import njit
-
 from ..hydraulics import HP_L_RETRACTED, N_HYD_OUT, N_HYD_STATES, advance_states, cylinder_force
+from ..inner import inner_kernel
 from ..marker_loads import add_marker_force, line, time_function
 from ..model_arrays import MODE_FULL, arrays_type
 
@@ -17,7 +16,7 @@ N_OUT = N_HYD_OUT
 N_STATES = N_HYD_STATES
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_forces(a, sv, t, q, u, h, zs, zn, mode, Q, out):
     """Q += the cylinder forces with the states advanced over h from zs into zn; writes the output blocks."""
     if mode != MODE_FULL:

@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from ..contact import friction_law
+from ..inner import inner_kernel
 from ..marker_loads import add_marker_torque, add_point_force
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 
@@ -48,7 +47,7 @@ N_OUT = N_JF_OUT
 JF_MAX_ROWS = 6
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def joint_reaction(a, sv, k, jtw, lam):
     """(F, T) of friction element k's joint on marker_j's body about origin_j, world axes (N, N m); with marker_j
     on ground, minus the reaction on marker_i's body (as analyses/reactions.py)."""
@@ -79,7 +78,7 @@ def joint_reaction(a, sv, k, jtw, lam):
     return F0, F1, F2, T0, T1, T2
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_friction(a, sv, q, jtw, lam, h, zs, zn, mode, Q, out):
     """Multiplier hook: Q += the friction of every JointFriction (module docstring) loaded by the multipliers
     ``lam`` through the twist rows ``jtw``; writes the candidate bristle states zn and the output blocks. ``h``: the

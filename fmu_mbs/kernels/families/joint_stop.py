@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from ..constraints import angle_about_z
 from ..functions import eval_curve
+from ..inner import inner_kernel
 from ..marker_loads import add_marker_torque
 from ..model_arrays import MODE_CONSERVATIVE, arrays_type
 from .rotational_spring_damper import rotation_rate_about_z
@@ -41,7 +40,7 @@ Z_NEG_T = 4        # its loading torque (N m, <= 0)
 ON_CURVE = 1e-6    # relative distance inside the largest excursion still taken as loading by the energy split
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def table_torque(curve_par, curve, ku, phi, rate, p_max, t_pmax, n_max, t_nmax, conservative):
     """(T_h N m, recoverable energy J, phi_+, T_+, phi_-, T_-) of the hysteretic table at phi (rate phi') with the
     history; ``conservative``: T_h is dE/dphi along the path (a point within ON_CURVE below the largest excursion
@@ -64,7 +63,7 @@ def table_torque(curve_par, curve, ku, phi, rate, p_max, t_pmax, n_max, t_nmax, 
     return (tu if conservative else min(max(fl, tu), 0.0)), energy, p_max, t_pmax, n_max, t_nmax
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_forces(a, sv, q, zs, zn, mode, Q, out):
     """Q += the joint-stop torques; the counted angle and the history go to zn; writes the output blocks; returns
     the elastic energy (J)."""

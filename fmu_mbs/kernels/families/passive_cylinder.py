@@ -46,6 +46,7 @@ import math
 from numba import njit
 
 from ..bodies.dispatch import marker_acceleration
+from ..inner import inner_kernel
 from ..marker_loads import add_marker_force, add_point_wrench, time_function
 from ..model_arrays import MODE_FULL, arrays_type
 from ..rotation import cross_v, dot_v
@@ -70,17 +71,17 @@ N_STATES = N_PC_STATES
 N_OUT = N_PC_OUT
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def _add(a, b, s):
     return (a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2])
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def _scale(a, s):
     return (s * a[0], s * a[1], s * a[2])
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def element_loads(L, u, ud, Ld, a, wi, alpha_i, acc_p, acc_s, g, par, f):
     """Joint loads on the element: (F_P, T_P, F_S) (N, N m, N; world) from the line (length L m, unit u, rate u'
     1/s, L' m/s), the U-joint cross axis a, marker_i's angular velocity wi and acceleration alpha_i, the end
@@ -127,7 +128,7 @@ def element_loads(L, u, ud, Ld, a, wi, alpha_i, acc_p, acc_s, g, par, f):
     return FP, TP, FS
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_forces(a, sv, t, q, u, zs, zn, mode, Q, out):
     """Q += the loads of every passive cylinder on its parent bodies (module docstring), in MODE_FULL only (a power
     port); zn keeps the committed end accelerations (they change only on step acceptance). Output block:
@@ -187,7 +188,7 @@ def after_step(a, sv, q, qdd, zs):
                 zs[base + 3 + i] = alpha[i]
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def stroke_outputs(a, sv, lam, out):
     """Multiplier hook of the outputs: a stroke-driven element's drive force is its distance row's force -lam d on
     marker_j (ROW_D, d = L e), so force = -lam L and the parent forces take -/+ force e."""

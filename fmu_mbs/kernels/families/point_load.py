@@ -3,8 +3,7 @@ marker axes (``frame`` 1: marker). Applied in MODE_FULL only (an input of work).
 
 from __future__ import annotations
 
-from numba import njit
-
+from ..inner import inner_kernel
 from ..marker_loads import add_marker_force, add_marker_torque, time_function, to_world
 from ..model_arrays import MODE_FULL, arrays_type
 
@@ -13,7 +12,7 @@ N_OUT = 0
 N_STATES = 0
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_forces(a, sv, t, q, mode, Q):
     """Q += the point loads (fn: (n, 6) time functions of the force and torque components, -1 = none)."""
     if mode != MODE_FULL:

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from ..constraints import angle_about_z
+from ..inner import inner_kernel
 from ..marker_loads import add_marker_torque, time_function
 from ..model_arrays import MODE_FULL, arrays_type
 from ..rotation import cross_v, dot_v
@@ -21,7 +20,7 @@ N_OUT = 3
 N_STATES = 1
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def rotation_rate_about_z(R, wm, mi, mj):
     """d(angle from x_i to x_j about z_i)/dt (rad/s), exact for any z_j (see constraints ROW_ANGLE);
     also returns the pieces of its twist row: ds = y_i x x_j, dc = x_i x x_j, s, c."""
@@ -35,7 +34,7 @@ def rotation_rate_about_z(R, wm, mi, mj):
     return (c * dot_v(wrel, ds) - s * dot_v(wrel, dc)) / (s * s + c * c), ds, dc, s, c
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_forces(a, sv, t, q, zs, zn, mode, Q, out):
     """Q += the RSDA torques; the counted angle goes to zn; writes the output blocks; returns the spring energy."""
     V = 0.0

@@ -4,9 +4,8 @@ curve (l' -> force) replaces c. Outputs: length (m), speed (m/s), f (N). Energy:
 
 from __future__ import annotations
 
-from numba import njit
-
 from ..functions import eval_curve
+from ..inner import inner_kernel
 from ..marker_loads import add_marker_force, line, time_function
 from ..model_arrays import MODE_CONSERVATIVE, MODE_FULL, arrays_type
 
@@ -16,7 +15,7 @@ N_OUT = 3
 N_STATES = 0
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def spring_force(curve_par, curve, k, x):
     """(force, elastic energy) of a linear spring k x or of a curve (address, points; points = 0: none)."""
     if curve[1] > 0:
@@ -25,7 +24,7 @@ def spring_force(curve_par, curve, k, x):
     return k * x, 0.5 * k * x * x
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def damper_force(curve_par, curve, c, v, mode):
     """Force of a linear damper c v or of a damper curve; 0 in MODE_CONSERVATIVE."""
     if mode == MODE_CONSERVATIVE:
@@ -36,7 +35,7 @@ def damper_force(curve_par, curve, c, v, mode):
     return c * v
 
 
-@njit(cache=True, _nrt=False)
+@inner_kernel(_nrt=False)
 def add_forces(a, sv, t, q, mode, Q, out):
     """Q += the TSDA forces; writes the output blocks; returns the spring energy (J)."""
     V = 0.0

@@ -1,0 +1,88 @@
+"""Inner kernels (kernels/inner.py) have no Python entry: no Python code of the project may call one.
+
+The check reads every Python file of the project and collects the names referenced outside the bodies of numba
+functions; no ``@inner_kernel`` function may be among them (names are compared without their module, so a
+Python function of the same name elsewhere also counts: the check errs on the side of keeping a wrapper)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+JIT_DECORATORS = {"njit", "jit", "inner_kernel", "vectorize", "guvectorize", "cfunc"}
+
+
+def _decorator_name(node: ast.expr) -> str | None:
+    target = node.func if isinstance(node, ast.Call) else node
+    return getattr(target, "id", None) or getattr(target, "attr", None)
+
+
+def _inner_kernels() -> dict[str, str]:
+    """name -> module file of every @inner_kernel function."""
+    found = {}
+    for path in sorted((ROOT / "fmu_mbs" / "kernels").rglob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef) and any(
+                    _decorator_name(d) == "inner_kernel" for d in node.decorator_list):
+                found[node.name] = str(path.relative_to(ROOT))
+    return found
+
+
+def _python_references(path: Path) -> set[str]:
+    """Names and attribute names used in ``path`` outside numba-compiled function bodies (an import is not a use:
+    a bench may import a kernel for its own compiled loop)."""
+    tree = ast.parse(path.read_text())
+    compiled = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and any(
+                _decorator_name(d) in JIT_DECORATORS for d in node.decorator_list):
+            compiled.update(id(sub) for sub in ast.walk(node))
+    names = set()
+    for node in ast.walk(tree):
+        if id(node) in compiled:
+            continue
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+    return names
+
+
+def test_no_python_code_calls_an_inner_kernel():
+    inner = _inner_kernels()
+    assert len(inner) > 100, "the kernel tree lost its inner kernels: did the decorator change?"
+    files = [p for folder in ("fmu_mbs", "tests", "bench", "examples", "integration")
+             for p in (ROOT / folder).rglob("*.py")] + [ROOT / "build_fmu.py"]
+    offenders = []
+    for path in files:
+        if path.name == "test_inner_kernels.py":
+            continue
+        for name in sorted(_python_references(path) & set(inner)):
+            offenders.append(f"{path.relative_to(ROOT)} references {name} ({inner[name]})")
+    assert not offenders, "Python code refers to inner kernels (make them @njit):\n" + "\n".join(offenders)
+
+
+def test_calling_an_inner_kernel_from_python_raises_a_named_error():
+    from fmu_mbs.kernels.forces import add_element_forces
+    from fmu_mbs.kernels.inner import InnerKernel
+    assert isinstance(add_element_forces, InnerKernel)
+    with pytest.raises(TypeError, match="add_element_forces is an inner kernel"):
+        add_element_forces(None, None, 0.0, np.zeros(1), np.zeros(0), 0.0, None, None, 0, np.zeros(1), None)
+
+
+def test_an_inner_kernel_computes_what_its_python_function_does():
+    """Compiled without wrappers and called from a kernel, it returns what the plain Python function returns."""
+    from numba import njit
+
+    from fmu_mbs.kernels.contact_geometry import vec
+
+    @njit
+    def through_kernel(a, b):
+        return vec._cross(a, b)
+
+    a, b = (0.3, -1.2, 2.0), (1.5, 0.25, -0.7)
+    assert through_kernel(a, b) == pytest.approx(tuple(np.cross(a, b)), rel=1e-15)
