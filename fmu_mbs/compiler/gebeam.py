@@ -12,7 +12,7 @@ from ..errors import ModelError
 from ..kernels.families import gebeam
 from ..model.elements import GROUND, PlanarBody, RigidBody
 from ..model.gebeam import SECTION_FIELDS
-from .lowering import LoweringContext, initial_body_rotation
+from .lowering import LoweringContext, initial_body_position, initial_body_rotation
 
 
 def rotation_vector(Q: np.ndarray) -> np.ndarray:
@@ -47,9 +47,7 @@ def initial_marker_frame(ctx: LoweringContext, name: str, where: str) -> tuple[n
         raise ModelError(f"{where}: marker '{name}' is on body '{body.name}' of kind {type(body).__name__}; beam "
                          f"elements join markers on rigid or planar bodies (the beam's nodes) or ground")
     A = initial_body_rotation(body)
-    position = np.zeros(3)
-    position[:len(body.position)] = body.position
-    return position + A @ ctx.marker_pos[k], A @ ctx.marker_rot[k]
+    return initial_body_position(body) + A @ ctx.marker_pos[k], A @ ctx.marker_rot[k]
 
 
 def reference_strains(x1, R1, x2, R2, length: float) -> np.ndarray:

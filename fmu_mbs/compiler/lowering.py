@@ -58,3 +58,11 @@ def initial_body_rotation(body) -> np.ndarray:
         c, s = np.cos(body.angle), np.sin(body.angle)
         return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
     return np.eye(3)
+
+
+def initial_body_position(body) -> np.ndarray:
+    """Reference point (m, world, 3 components; a planar body's [x, y] padded with z = 0) of ``body`` in the
+    model's initial pose."""
+    position = np.zeros(3)
+    position[:len(body.position)] = body.position
+    return position

@@ -10,9 +10,9 @@ from numpy.polynomial import polynomial as P
 from ..errors import ModelError
 from ..kernels import model_arrays as ma
 from ..kernels.families import passive_cylinder as kp
-from ..model.elements import GROUND, FlexibleBody, Model, PassiveCylinder, PointMass
+from ..model.elements import GROUND, FlexibleBody, Model, PassiveCylinder
 from ..model.functions import Constant, Linear, Polynomial, TimeFunction
-from .lowering import LoweringContext, initial_body_rotation
+from .lowering import LoweringContext, initial_body_position, initial_body_rotation
 
 N_PC_PAR = kp.N_PC_PAR
 N_PC_STATES = kp.N_PC_STATES
@@ -62,12 +62,8 @@ def check_passive_geometry(model: Model, passive: list[PassiveCylinder], midx: d
         body = bodies[mk.body]
         if isinstance(body, FlexibleBody):          # at a node, world (its initial displacement left out)
             return m_pos[k], m_rot[k]
-        A = initial_body_rotation(body)
-        pos = np.zeros(3)
-        pos[:len(body.position)] = body.position
-        if isinstance(body, PointMass):
-            A = np.eye(3)
-        return pos + A @ m_pos[k], A @ m_rot[k]
+        A = initial_body_rotation(body)         # identity for a point mass
+        return initial_body_position(body) + A @ m_pos[k], A @ m_rot[k]
 
     for f in passive:
         (pi, Ri), (pj, _) = world(f.marker_i), world(f.marker_j)
