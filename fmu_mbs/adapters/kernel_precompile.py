@@ -3,15 +3,15 @@
 The FMU is run (instantiate, Initialization Mode with its outputs read, a few doSteps with every output read, FMU
 state get/set/serialize; then with each other switch setting that selects other kernels, ``VARIANTS``) in a fresh
 process with ``NUMBA_CPU_NAME=generic`` and the kernel cache root at ``<cache root>/portable`` (shared by every FMU
-built from this library version, so the catalogue compiles each kernel once; a lock file keeps two builds from
-compiling the same kernels at once). A second process repeats the run with that cache filled and records which
-cache files numba loads: only the kernels called from Python (their callees are inside their compiled code).
-Those files and a manifest (adapters/shipped_kernels.py) go into ``resources/numba-kernels/`` of the FMU.
+built from this library version, so the catalogue compiles each kernel once; builds that run at once compile each
+kernel once too, the others waiting for it: kernels/compile_lock.py). A second process repeats the run with that
+cache filled and records which cache files numba loads: only the kernels called from Python (their callees are
+inside their compiled code). Those files and a manifest (adapters/shipped_kernels.py) go into
+``resources/numba-kernels/`` of the FMU.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
@@ -111,18 +111,6 @@ def _run_workload(fmu_path: Path, package: str, root: str, timeout: float) -> di
     return json.loads(lines[-1])
 
 
-@contextlib.contextmanager
-def _lock(path: str):
-    import fcntl
-
-    with open(path, "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
 def precompile(fmu_path: Path, package: str, timeout: float = 7200.0) -> list[tuple[str, bytes]]:
     """Compile (or find compiled) the generic-CPU kernels an FMU runs; returns the zip entries to add to it
     (``resources/numba-kernels/...``). Takes minutes the first time a library version is built."""
@@ -133,19 +121,18 @@ def precompile(fmu_path: Path, package: str, timeout: float = 7200.0) -> list[tu
     os.makedirs(root, exist_ok=True)
     kernels = os.path.basename(kernel_cache_dir(package))
     folder = os.path.normpath(os.path.join(root, kernels))
-    with _lock(os.path.join(root, f"{package}.lock")):
-        if not (os.path.isdir(folder) and any(n.endswith(".nbi") for n in os.listdir(folder))):
-            print(f"fmu-mbs: {fmu_path.name}: compiling kernels for the generic CPU (first build of this library "
-                  f"version only: minutes of CPU)", file=sys.stderr, flush=True)
+    if not (os.path.isdir(folder) and any(n.endswith(".nbi") for n in os.listdir(folder))):
+        print(f"fmu-mbs: {fmu_path.name}: compiling kernels for the generic CPU (first build of this library "
+              f"version only: minutes of CPU)", file=sys.stderr, flush=True)
+    result = _run_workload(fmu_path, package, root, timeout)
+    if result["misses"]:   # something compiled: run again to see what a warm run loads
         result = _run_workload(fmu_path, package, root, timeout)
-        if result["misses"]:   # something compiled: run again to see what a warm run loads
-            result = _run_workload(fmu_path, package, root, timeout)
-        if result["misses"]:
-            raise RuntimeError(f"precompiling '{fmu_path.name}': {result['misses']} kernels compiled again in a "
-                               f"second run (not cachable?)")
-        names = sorted({n for path, index, data in result["loaded"] if os.path.normpath(path) == folder
-                        for n in (index, data)})
-        entries = [(f"resources/{FOLDER}/{n}", Path(folder, n).read_bytes()) for n in names]
+    if result["misses"]:
+        raise RuntimeError(f"precompiling '{fmu_path.name}': {result['misses']} kernels compiled again in a "
+                           f"second run (not cachable?)")
+    names = sorted({n for path, index, data in result["loaded"] if os.path.normpath(path) == folder
+                    for n in (index, data)})
+    entries = [(f"resources/{FOLDER}/{n}", Path(folder, n).read_bytes()) for n in names]
     manifest = dict(target_description(), package=package, kernels=kernels)
     entries.append((f"resources/{FOLDER}/{MANIFEST}", (json.dumps(manifest, indent=1) + "\n").encode()))
     return entries

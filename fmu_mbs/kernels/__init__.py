@@ -13,7 +13,8 @@ library (numba's cached environments record module names). So
   the code compiled by an earlier run.
 
 Kernels this locator finds load with their LLVM bitcode parsed on demand (kernels/cache_loading.py): a third off
-an FMU's start-up.
+an FMU's start-up. Processes that need the same uncompiled kernel at once compile it once: the others wait for it
+(kernels/compile_lock.py).
 
 The cache root is ``$FMU_MBS_CACHE_DIR`` or ``$XDG_CACHE_HOME/fmu-mbs`` (default ``~/.cache/fmu-mbs``).
 """
@@ -93,9 +94,10 @@ def _register_cache_locator() -> None:
             return self
 
     caching.CacheImpl._locator_classes.insert(0, KernelCacheLocator)
-    from .cache_loading import install
+    from . import cache_loading, compile_lock
 
-    install(KernelCacheLocator)
+    cache_loading.install(KernelCacheLocator)
+    compile_lock.install(KernelCacheLocator)
 
 
 _register_cache_locator()
