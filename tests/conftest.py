@@ -28,7 +28,8 @@ def _fmu_kernel_cache_is_empty() -> bool:
 
 
 def pytest_sessionstart(session):
-    if os.environ.get("FMU_MBS_NO_WARM") or not _fmu_kernel_cache_is_empty():
+    if (os.environ.get("FMU_MBS_NO_WARM") or hasattr(session.config, "workerinput")   # one, from pytest-xdist's
+            or not _fmu_kernel_cache_is_empty()):                                      # controller
         return
     import subprocess
     import sys
@@ -82,10 +83,25 @@ def catalogue_fmu(tmp_path_factory):
     from fmu_mbs.adapters.fmu_build import build_fmu
 
     built: dict[str, Path] = {}
+    # pytest-xdist: the workers of one run share each build (in the run's temporary root, under a lock per model)
+    shared = tmp_path_factory.getbasetemp().parent if os.environ.get("PYTEST_XDIST_WORKER") else None
 
     def get(name: str) -> Path:
-        if name not in built:
+        if name in built:
+            return built[name]
+        if shared is None:
             built[name] = build_fmu(_MODELS / f"{name}.json", tmp_path_factory.mktemp(f"catalogue_{name}"))
+            return built[name]
+        import fcntl
+        folder = shared / f"catalogue_{name}"
+        with open(shared / f"catalogue_{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            done = folder / "built"
+            if not done.exists():
+                folder.mkdir(exist_ok=True)
+                fmu = build_fmu(_MODELS / f"{name}.json", folder)
+                done.write_text(fmu.name)
+            built[name] = folder / done.read_text()
         return built[name]
 
     return get
