@@ -34,32 +34,35 @@ def _model(stiffening: bool):
     return b.build()
 
 
+Z = ma.ZERO   # not the literal 0: numba would compile each cached callee once more for it (kernels/model_arrays.py)
+
+
 # numba harnesses: the body-kind functions called directly (no dispatcher, no model-wide kernel compile)
 @njit(cache=False)
 def _mass(md, a, mass, q, n):
     out = np.zeros((n, n))
-    modal_inertia.mass_block(md, 0, a, mass, q, out, 0)
+    modal_inertia.mass_block(md, Z, a, mass, q, out, Z)
     return out
 
 
 @njit(cache=False)
 def _forces(md, a, mass, g, q, qd):
     Q = np.zeros(q.shape[0])
-    modal_inertia.add_internal_forces(md, 0, a, mass, g, q, qd, Q)
+    modal_inertia.add_internal_forces(md, Z, a, mass, g, q, qd, Q)
     return Q
 
 
 @njit(cache=False)
 def _gravity(md, a, mass, g, q):
     Q = np.zeros(q.shape[0])
-    modal_inertia.add_gravity(md, 0, a, mass, g, q, Q)
+    modal_inertia.add_gravity(md, Z, a, mass, g, q, Q)
     return Q
 
 
 @njit(cache=False)
 def _energies(md, a, mass, g, q, qd):
-    return (modal_inertia.kinetic_energy(md, 0, a, mass, q, qd), modal_inertia.potential_energy(md, 0, a, mass, g, q),
-            modal_inertia.damping_power(md, 0, a, qd))
+    return (modal_inertia.kinetic_energy(md, Z, a, mass, q, qd), modal_inertia.potential_energy(md, Z, a, mass, g, q),
+            modal_inertia.damping_power(md, Z, a, qd))
 
 
 @njit(cache=False)
@@ -67,29 +70,29 @@ def _frames(md, a, q, qd, marker_pos, marker_rot):
     nm = marker_pos.shape[0]
     r, A, v, w = np.zeros((1, 3)), np.zeros((1, 3, 3)), np.zeros((1, 3)), np.zeros((1, 3))
     o, R, vo, wm = np.zeros((nm, 3)), np.zeros((nm, 3, 3)), np.zeros((nm, 3)), np.zeros((nm, 3))
-    rigid.body_frame(a, q, qd, 0, r, A, v, w)
+    rigid.body_frame(a, q, qd, Z, r, A, v, w)
     for k in range(nm):
-        modal.marker_frame(md, a, 0, k, q, qd, marker_pos, marker_rot, r, A, v, w, o, R, vo, wm)
+        modal.marker_frame(md, a, Z, k, q, qd, marker_pos, marker_rot, r, A, v, w, o, R, vo, wm)
     return r, o, R, vo, wm
 
 
 @njit(cache=False)
 def _row(md, a, k, q, r, o, gv, gw):
     out = np.zeros(q.shape[0])
-    modal.row_to_q(md, a, 0, k, q, r, o, gv[0], gv[1], gv[2], gw[0], gw[1], gw[2], out, 0)
+    modal.row_to_q(md, a, Z, k, q, r, o, gv[0], gv[1], gv[2], gw[0], gw[1], gw[2], out, Z)
     return out
 
 
 @njit(cache=False)
 def _load(md, a, k, q, r, o, p, F, T):
     Q = np.zeros(q.shape[0])
-    modal.add_load(md, a, 0, k, q, r, o, p[0], p[1], p[2], F[0], F[1], F[2], T[0], T[1], T[2], 1.0, Q)
+    modal.add_load(md, a, Z, k, q, r, o, p[0], p[1], p[2], F[0], F[1], F[2], T[0], T[1], T[2], 1.0, Q)
     return Q
 
 
 @njit(cache=False)
 def _quad(md, a, k, q, qd, r, o):
-    return modal.quad_acc(md, a, 0, k, q, qd, r, o), modal.quad_alpha(md, a, 0, k, q, qd)
+    return modal.quad_acc(md, a, Z, k, q, qd, r, o), modal.quad_alpha(md, a, Z, k, q, qd)
 
 
 @pytest.fixture(scope="module")

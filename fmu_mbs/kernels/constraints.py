@@ -22,7 +22,7 @@ from numba import njit
 from .bodies.dispatch import eval_body_frames, eval_marker_frames, quad_acc, quad_alpha, row_to_q
 from .functions import eval_time_function
 from .inner import inner_kernel
-from .model_arrays import ROW_ANGLE, ROW_CD, ROW_D, ROW_DP1, ROW_DP2, ROW_NORM
+from .model_arrays import ROW_ANGLE, ROW_CD, ROW_D, ROW_DP1, ROW_DP2, ROW_NORM, ZERO
 from .rotation import cross_v, dot_v, wxwxs
 
 
@@ -161,7 +161,7 @@ def eval_constraint_rows(m, t, q, qd, r, o, R, vo, wm, phi, jac, nu, gamma, jtw)
             jtw[k, 9 + i] = gwj[i] + tj[i]
         off = 0
         if bi >= 0:
-            row_to_q(m, q, r, o, mi, gvi[0], gvi[1], gvi[2], gwi[0], gwi[1], gwi[2], jac[k], 0)
+            row_to_q(m, q, r, o, mi, gvi[0], gvi[1], gvi[2], gwi[0], gwi[1], gwi[2], jac[k], ZERO)
             off = m.body_q_num[bi]
         if bj >= 0:
             row_to_q(m, q, r, o, mj, gvj[0], gvj[1], gvj[2], gwj[0], gwj[1], gwj[2], jac[k], off)

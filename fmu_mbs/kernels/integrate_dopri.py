@@ -66,7 +66,7 @@ from .integrate_dopri_events import event_signature
 from .integrate_dopri_project import REFUSED_SINGULAR, project_step
 from .integrate_explicit import al_accelerations, end_state_forces, stage_accelerations
 from .marker_loads import system_view
-from .model_arrays import arrays_type
+from .model_arrays import FALSE, TRUE, arrays_type
 from .system import body_view, powers
 
 #: Butcher tableau of DOPRI5: nodes, stage coefficients (row s: a_s0 .. a_s(s-1)), error weights b - b_hat
@@ -164,7 +164,7 @@ def start_state(m, sv, bv, pat, st, ws, dw, opt, t, balance, noncons, factorised
     for k in range(st.lam.shape[0]):
         ws.y2[k] = st.lam[k]
     if factorised:
-        V = end_state_forces(m, sv, st, ws, t, 0.0, ws.y2, True)
+        V = end_state_forces(m, sv, st, ws, t, 0.0, ws.y2, TRUE)
         al_accelerations(bv, ws.mb, m.row_cols, ws.rows.jac, ws.rows.gamma, ws.Q, opt.c, pat.first, pat.ptr, ws.val,
                          pat.pos, ws.work, ws.y, ws.rhs, ws.res, st.qdd, st.lam)
     else:
@@ -324,7 +324,7 @@ def dopri_advance(m, pat, st, ws, opt, dw, t_out, t_stop, rtol, atol, h_max, eve
     for i in range(st.q.shape[0]):
         ws.q0[i] = st.q[i]
         ws.qd0[i] = st.qd[i]
-    refused, bad, factorised = project_step(m, bv, pat, st, ws, t, opt.tol, opt.c, opt.pivot, rtol, atol, False)
+    refused, bad, factorised = project_step(m, bv, pat, st, ws, t, opt.tol, opt.c, opt.pivot, rtol, atol, FALSE)
     if refused == REFUSED_SINGULAR:
         return SINGULAR, 0, float(bad)
     # the start state's accelerations (inputs may have changed since the last call)

@@ -30,6 +30,7 @@ from .bodies.dispatch import mass_blocks
 from .inner import inner_kernel
 from .integrate_alf import project
 from .linalg import env_cholesky, env_solve_permuted
+from .model_arrays import FALSE
 from .system import assemble_iteration_matrix, eval_frames_ws, eval_rows_ws, jac_t_times, jac_times
 
 MAX_POSITION_PASSES = 3
@@ -45,7 +46,7 @@ REFUSED_SIZE = 3       # a correction larger than PROJ_MAX x the error tolerance
 def _factorise(m, bv, pat, st, ws, c, pivot):
     """T = M + c Phi_q^T Phi_q at st.q (rows in ws.rows) into ws.val; the failing envelope row or -1."""
     mass_blocks(bv, st.q, ws.mb)
-    assemble_iteration_matrix(bv, ws.mb, ws.rows.jac, c, ws.Wx, False, pat, ws.val)
+    assemble_iteration_matrix(bv, ws.mb, ws.rows.jac, c, ws.Wx, FALSE, pat, ws.val)
     return env_cholesky(pat.first, pat.ptr, ws.val, pivot)
 
 

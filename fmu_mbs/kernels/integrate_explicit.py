@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from .bodies.dispatch import add_body_forces, mass_blocks
@@ -72,7 +73,7 @@ from .integrate_alf import (
 )
 from .linalg import env_cholesky, env_solve_permuted
 from .marker_loads import system_view
-from .model_arrays import MODE_FULL
+from .model_arrays import FALSE, MODE_FULL
 from .system import (
     assemble_iteration_matrix,
     body_view,
@@ -84,7 +85,7 @@ from .system import (
     powers,
 )
 
-N_EVALUATIONS = 2   # force evaluations per step (reported as the step's 'iterations')
+N_EVALUATIONS = np.int64(2)   # force evaluations per step (reported as the step's 'iterations')
 MAX_AL_PASSES = 4
 MAX_POSITION_PASSES = 3
 
@@ -135,9 +136,9 @@ def stage_accelerations(m, sv, bv, pat, st, ws, t, h, lam_est, c, pivot):
     """end_state_forces at (t, st.q, st.qd), then T = M + c Phi_q^T Phi_q factorised and the accelerations st.qdd
     and multipliers st.lam solved in place from their guesses. Returns (elastic energy J, -1), or (0, the failing
     envelope row) if T is not positive definite."""
-    V = end_state_forces(m, sv, st, ws, t, h, lam_est, False)
+    V = end_state_forces(m, sv, st, ws, t, h, lam_est, FALSE)
     mass_blocks(bv, st.q, ws.mb)
-    assemble_iteration_matrix(bv, ws.mb, ws.rows.jac, c, ws.Wx, False, pat, ws.val)
+    assemble_iteration_matrix(bv, ws.mb, ws.rows.jac, c, ws.Wx, FALSE, pat, ws.val)
     bad = env_cholesky(pat.first, pat.ptr, ws.val, pivot)
     if bad >= 0:
         return 0.0, bad
@@ -158,7 +159,7 @@ def project_end(m, bv, pat, st, ws, t1, h, tol, c, pivot):
     eval_frames_ws(m, st.q, st.qd, ws.fr)
     eval_rows_ws(m, t1, st.q, st.qd, ws.fr, rows)
     mass_blocks(bv, st.q, ws.mb)
-    assemble_iteration_matrix(bv, ws.mb, rows.jac, c, ws.Wx, False, pat, ws.val)
+    assemble_iteration_matrix(bv, ws.mb, rows.jac, c, ws.Wx, FALSE, pat, ws.val)
     bad = env_cholesky(pat.first, pat.ptr, ws.val, pivot)
     if bad >= 0 or nr == 0:
         return bad, True

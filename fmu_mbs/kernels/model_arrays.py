@@ -56,6 +56,11 @@ FN_TABLE_CUBIC = 6   # [t_0..t_n-1, c (4 x (n-1)) descending powers], len = n + 
 MODE_FULL = np.int64(0)          # every force: springs, dampers, friction, time functions, inputs, power ports
 MODE_DAMPED = np.int64(1)        # no inputs, time functions, power ports (actuators, hydraulics, passive cylinders)
 MODE_CONSERVATIVE = np.int64(2)  # gravity and springs only (no dampers, no friction)
+# flags passed to kernels, for the same reason (a Python bool constant is Literal[bool](value): one compile per value
+# and one for a flag variable; a numpy bool is typed bool)
+TRUE = np.bool_(True)
+FALSE = np.bool_(False)
+ZERO = np.int64(0)
 
 #: fields of ModelArrays shared by every family: bodies, markers, constraint rows, function pools, initial element
 #: states, contact shapes and signatures (the contact state table's [address, records] included); the families'

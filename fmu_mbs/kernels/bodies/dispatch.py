@@ -23,15 +23,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from ..inner import inner_kernel
-from ..model_arrays import FLEXIBLE, MODAL, PLANAR, POINT_MASS, RIGID
+from ..model_arrays import FLEXIBLE, MODAL, PLANAR, POINT_MASS, RIGID, ZERO
 from ..rotation import cross_v
 from . import flexible, lever, modal, modal_inertia, planar, point_mass, rigid
-
-ZERO = np.int64(0)   # an offset argument that is not the literal 0 (numba compiles a callee once per literal)
 
 
 @inner_kernel(_nrt=False)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from numba import njit
 
 from ..inner import inner_kernel
+from ..model_arrays import FALSE, TRUE
 from ..rotation import cross_v, dot_v
 from .modal import add_rotational, body_velocities, gbar, mtv, mv, rotation, rows_dot
 
@@ -135,7 +136,7 @@ def mass_block(md, b, a, mass, q, out, off):
     e = a + 7
     A = rotation(q, a)
     G = gbar(q, a)
-    C = ctr(md, b, mass, q, e, True)
+    C = ctr(md, b, mass, q, e, TRUE)
     Mrr = mrr(md, b, q, e)
     for i in range(3):
         out[off + i, off + i] = mass
@@ -180,7 +181,7 @@ def mass_block(md, b, a, mass, q, out, off):
 @inner_kernel(_nrt=False)
 def momenta(md, b, mass, q, qd, e, v, w):
     """(p_t, p_r) = the translational and rotational rows of M(eta) s (body frame)."""
-    C = ctr(md, b, mass, q, e, True)
+    C = ctr(md, b, mass, q, e, TRUE)
     Mrr = mrr(md, b, q, e)
     cw = mv(C, w)
     tf = mtf_times(md, b, qd, e)
@@ -269,8 +270,8 @@ def add_internal_forces(md, b, a, mass, g, q, qd, Q):
         rd0 += dk * pe0
         rd1 += dk * pe1
         rd2 += dk * pe2
-    C = ctr(md, b, mass, q, e, True)
-    Cd = ctr(md, b, mass, qd, e, False)
+    C = ctr(md, b, mass, q, e, TRUE)
+    Cd = ctr(md, b, mass, qd, e, FALSE)
     J0 = md.j0[b]
     Mrr = (Mrr[0] + J0[0, 0], Mrr[1] + J0[0, 1], Mrr[2] + J0[0, 2], Mrr[3] + J0[1, 0], Mrr[4] + J0[1, 1],
            Mrr[5] + J0[1, 2], Mrr[6] + J0[2, 0], Mrr[7] + J0[2, 1], Mrr[8] + J0[2, 2])
@@ -307,7 +308,7 @@ def add_gravity(md, b, a, mass, g, q, Q):
     e = a + 7
     A = rotation(q, a)
     gb = mtv(A, (g[0], g[1], g[2]))
-    C = ctr(md, b, mass, q, e, True)
+    C = ctr(md, b, mass, q, e, TRUE)
     fr = mtv(C, gb)
     for i in range(3):
         Q[a + i] += mass * g[i]

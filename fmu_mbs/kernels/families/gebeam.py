@@ -36,7 +36,7 @@ from numba import njit
 
 from ..inner import inner_kernel
 from ..marker_loads import add_marker_wrench_pair
-from ..model_arrays import MODE_CONSERVATIVE, arrays_type
+from ..model_arrays import FALSE, MODE_CONSERVATIVE, TRUE, arrays_type
 from ..rotation import cross_v, dot_v
 
 Arrays = arrays_type("GeBeamArrays", ["mi", "mj", "length", "stiffness", "beta", "strain0", "out_adr"], __name__,
@@ -178,7 +178,7 @@ def strains(R1, R2, d, L0):
 def b_transpose(psi, Rm, R2, w):
     """B^T w = R2 Jr(psi)^-T Jr(psi/2)^T Rm^T w / 2 (module docstring)."""
     half = (0.5 * psi[0], 0.5 * psi[1], 0.5 * psi[2])
-    v = jr_inv(psi, jr(half, mtv(Rm, w), True), True)
+    v = jr_inv(psi, jr(half, mtv(Rm, w), TRUE), TRUE)
     u = mv(R2, v)
     return 0.5 * u[0], 0.5 * u[1], 0.5 * u[2]
 
@@ -187,7 +187,7 @@ def b_transpose(psi, Rm, R2, w):
 def b_apply(psi, Rm, R2, w):
     """B w = Rm Jr(psi/2) Jr(psi)^-1 R2^T w / 2."""
     half = (0.5 * psi[0], 0.5 * psi[1], 0.5 * psi[2])
-    u = mv(Rm, jr(half, jr_inv(psi, mtv(R2, w), False), False))
+    u = mv(Rm, jr(half, jr_inv(psi, mtv(R2, w), FALSE), FALSE))
     return 0.5 * u[0], 0.5 * u[1], 0.5 * u[2]
 
 
@@ -225,11 +225,11 @@ def add_forces(a, sv, q, mode, Q, out):
             dxw = cross_v(d, wmid)
             dd = (vo[j, 0] - vo[i, 0] + dxw[0], vo[j, 1] - vo[i, 1] + dxw[1], vo[j, 2] - vo[i, 2] + dxw[2])
             gd = mtv(Rm, dd)
-            kd = jr_inv(psi, mtv(R2, dw), False)
+            kd = jr_inv(psi, mtv(R2, dw), FALSE)
             N = (N[0] + beta * C[0] * gd[0] / L0, N[1] + beta * C[1] * gd[1] / L0, N[2] + beta * C[2] * gd[2] / L0)
             M = (M[0] + beta * C[3] * kd[0] / L0, M[1] + beta * C[4] * kd[1] / L0, M[2] + beta * C[5] * kd[2] / L0)
         n = mv(Rm, N)
-        m = mv(R2, jr_inv(psi, M, True))
+        m = mv(R2, jr_inv(psi, M, TRUE))
         dxn = cross_v(d, n)
         bt = b_transpose(psi, Rm, R2, dxn)
         add_marker_wrench_pair(sv, q, i, j, n[0], n[1], n[2], dxn[0] - bt[0] + m[0], dxn[1] - bt[1] + m[1],
