@@ -45,7 +45,7 @@ from .integrate_alf import (
 )
 from .linalg import env_cholesky, env_solve_permuted
 from .marker_loads import system_view
-from .model_arrays import MODE_FULL
+from .model_arrays import FALSE, MODE_FULL
 from .row_hessians import add_geometric_stiffness
 from .system import (
     assemble_iteration_matrix,
@@ -58,6 +58,8 @@ from .system import (
     mass_times,
     powers,
 )
+
+CHORD_PASSES = np.int64(2)   # passes of the energy scheme's chord correction per Newton iteration
 
 
 @inner_kernel
@@ -139,7 +141,7 @@ def residual(m, sv, bv, pat, st, ws, opt, cf, t1, h, it, ec, use_fd, mult, err_p
         add_multiplier_forces(m, sv, q, rows.jtw, ws.y, h, zs, ws.zn, MODE_FULL, Q, ws.out)
     # residual f = s (M qdd - Q) + Phi_q^T (s lam* + c Phi), s = h^2/4 for the trapezoidal rule
     # (energy-consistent: f = s (M qdd - Q - gc_n) + K^T (s lam* + c Phi), T = W + c/2 K^T K)
-    mass_times(bv, ws.mb, st.qdd, ws.res, cf.s, False)
+    mass_times(bv, ws.mb, st.qdd, ws.res, cf.s, FALSE)
     for k in range(nr):
         ws.y[k] = cf.s * st.lam_star[k] + c * rows.phi[k]
     if ec:
@@ -202,7 +204,7 @@ def newton(m, sv, bv, pat, st, ws, opt, cf, t1, h, ec, use_fd, mult, n_colors):
         env_solve_permuted(pat.first, pat.ptr, ws.val, pat.pos, dq, ws.work)
         if ec and st.lam.shape[0] > 0:
             chord_correction(m.row_cols, ws.rows.jac, ws.rows_end.jac, ws.jk, opt.c, ws.res, dq, ws.y2, ws.dq2,
-                             pat.first, pat.ptr, ws.val, pat.pos, ws.work, 2)
+                             pat.first, pat.ptr, ws.val, pat.pos, ws.work, CHORD_PASSES)
         err = 0.0
         for i in range(n):
             e = abs(dq[i])
@@ -275,7 +277,7 @@ def finish_step(m, sv, bv, pat, st, ws, opt, cf, t1, ec):
     # agree), in correction form: T (qd - qd*) = c Phi_q^T (nu - Phi_q qd*) (the plain form lost ~1e-7 rad per 0.3 s)
     if ec:
         # the trapezoid's state: vt, at and the end-point constraint force gc = Q - M at (last evaluation)
-        mass_times(bv, ws.mb, st.qdd, st.gc, -1.0, False)
+        mass_times(bv, ws.mb, st.qdd, st.gc, -1.0, FALSE)
         for i in range(n):
             st.gc[i] += ws.Q[i]
             st.vt[i] = st.qd[i]

@@ -42,6 +42,7 @@ from .contact_geometry import (
     SHAPE_SPHERE,
 )
 from .inner import inner_kernel
+from .model_arrays import ZERO
 
 UNBOUNDED = 1e300
 _PLANE_AXIS_TOL = 1e-12   # a plane normal within this of a world axis bounds the half-space along that axis
@@ -156,7 +157,7 @@ def _heap_sort(order, col, lo):
         _sift_down(order, start, n, col, lo)
     for end in range(n - 1, 0, -1):
         order[0], order[end] = order[end], order[0]
-        _sift_down(order, 0, end, col, lo)
+        _sift_down(order, ZERO, end, col, lo)
 
 
 @inner_kernel

@@ -99,7 +99,7 @@ def al_accelerations(bv, mb, row_cols, jac, gamma, Q, c, first, ptr, val, pos, w
     passes = 0
     for _ in range(MAX_AL_PASSES):
         passes += 1
-        mass_times(bv, mb, x, gc, -1.0, False)        # gc = Q - M x
+        mass_times(bv, mb, x, gc, -1.0, FALSE)        # gc = Q - M x
         for i in range(gc.shape[0]):
             gc[i] += Q[i]
         res = consistent_accelerations(row_cols, jac, gamma, lam, c, gc, first, ptr, val, pos, work, y, rhs, x, lam)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..inner import inner_kernel
 from .shapes import _PARALLEL_EPS
-from .vec import _add, _axpy, _clamp, _col, _cross, _dot, _norm, _push, _rot, _rot_t, _scale, _sub
+from .vec import Z_AXIS, _add, _axpy, _clamp, _col, _cross, _dot, _norm, _push, _rot, _rot_t, _scale, _sub
 
 # --- spheres, capsules, boxes --------------------------------------------------------------------------------------
 
@@ -44,7 +44,7 @@ def _closest_on_segment(c, o, z, h):
 
 @inner_kernel
 def _sphere_capsule(r, c, rc, h, o, R, out, k):
-    return _sphere_capsule_axis(r, c, rc, h, o, _col(R, 2), out, k)
+    return _sphere_capsule_axis(r, c, rc, h, o, _col(R, Z_AXIS), out, k)
 
 
 @inner_kernel
@@ -91,7 +91,7 @@ def _segment_segment(p1, d1, p2, d2):
 
 @inner_kernel
 def _capsule_capsule(ra, ha, oa, Ra, rb, hb, ob, Rb, out, k):
-    return _capsule_capsule_axes(ra, ha, oa, _col(Ra, 2), rb, hb, ob, _col(Rb, 2), out, k)
+    return _capsule_capsule_axes(ra, ha, oa, _col(Ra, Z_AXIS), rb, hb, ob, _col(Rb, Z_AXIS), out, k)
 
 
 @inner_kernel

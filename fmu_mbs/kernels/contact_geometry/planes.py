@@ -3,7 +3,21 @@
 from __future__ import annotations
 
 from ..inner import inner_kernel
-from .vec import _add, _axpy, _col, _cross, _dot, _norm, _point_below_plane, _rot, _rot_t, _scale
+from .vec import (
+    X_AXIS,
+    Y_AXIS,
+    Z_AXIS,
+    _add,
+    _axpy,
+    _col,
+    _cross,
+    _dot,
+    _norm,
+    _point_below_plane,
+    _rot,
+    _rot_t,
+    _scale,
+)
 
 # --- pairs against a plane ---------------------------------------------------------------------------------------
 
@@ -14,7 +28,7 @@ def _sphere_plane(r, c, P, m, out, k):
 
 @inner_kernel
 def _capsule_plane(r, h, o, R, P, m, out, k):
-    return _capsule_axis_plane(r, h, o, _col(R, 2), P, m, out, k)
+    return _capsule_axis_plane(r, h, o, _col(R, Z_AXIS), P, m, out, k)
 
 
 @inner_kernel
@@ -26,9 +40,9 @@ def _capsule_axis_plane(r, h, o, z, P, m, out, k):
 
 @inner_kernel
 def _box_plane(hx, hy, hz, o, R, P, m, out, k):
-    x = _col(R, 0)
-    y = _col(R, 1)
-    z = _col(R, 2)
+    x = _col(R, X_AXIS)
+    y = _col(R, Y_AXIS)
+    z = _col(R, Z_AXIS)
     for i in range(8):
         sx = hx if (i & 1) else -hx
         sy = hy if (i & 2) else -hy
@@ -40,13 +54,13 @@ def _box_plane(hx, hy, hz, o, R, P, m, out, k):
 
 @inner_kernel
 def _cylinder_plane(r, h, o, R, P, m, out, k):
-    z = _col(R, 2)
+    z = _col(R, Z_AXIS)
     w = _axpy(-_dot(m, z), z, m)       # component of m normal to the axis
     wn = _norm(w)
     if wn > 1e-12:
         u = _scale(-1.0 / wn, w)
     else:
-        u = _col(R, 0)
+        u = _col(R, X_AXIS)
     v = _cross(z, u)
     for cap in range(2):
         e = _axpy(h if cap == 0 else -h, z, o)

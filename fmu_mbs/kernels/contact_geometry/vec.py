@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from ..inner import inner_kernel
@@ -14,6 +15,10 @@ from .shapes import MAX_POINTS
 @njit(cache=True)
 def _vec(a):
     return a[0], a[1], a[2]
+
+
+# column indices for _col: numpy integers, not the literals 0, 1, 2 (numba would compile _col once per literal)
+X_AXIS, Y_AXIS, Z_AXIS = np.int64(0), np.int64(1), np.int64(2)
 
 
 @inner_kernel

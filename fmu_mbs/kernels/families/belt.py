@@ -33,7 +33,7 @@ import math
 from ..functions import eval_curve
 from ..inner import inner_kernel
 from ..marker_loads import add_marker_force, line, time_function
-from ..model_arrays import MODE_CONSERVATIVE, arrays_type
+from ..model_arrays import MODE_CONSERVATIVE, ZERO, arrays_type
 
 Arrays = arrays_type("BeltArrays", ["p_start", "n_seg", "pts", "ea", "mu", "limit", "fn", "stroke", "input_adr",
                                     "z_adr", "out_adr"], __name__, "Arrays")
@@ -141,7 +141,7 @@ def add_forces(a, sv, t, q, u, zs, zn, mode, Q, out):
         for _ in range(MAX_SWEEPS):
             moved = 0.0
             if a.limit[k] > 0.0:
-                _, l0, _ = _segment(a, sv, k, 0)
+                _, l0, _ = _segment(a, sv, k, ZERO)
                 if tension(ea, l0, zn[zs_]) > a.limit[k] * (1.0 + 1e-13):
                     s_new = l0 / (1.0 + a.limit[k] / ea)
                     zn[z_pay] += s_new - zn[zs_]
