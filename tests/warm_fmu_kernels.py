@@ -1,12 +1,13 @@
-"""Compile the kernels of the library copy that FMUs carry in a background process, while the test workers compile the
-installed library's (started by conftest.py when that copy's kernel cache is empty).
+"""Compile the kernels of the library copy that FMUs carry in a background process, while a one-process test session
+compiles the installed library's (started by conftest.py when that copy's kernel cache is empty and the tests do
+not run on two or more xdist workers: those compile the copy's kernels in their own FMU builds).
 
 An FMU imports its own copy of the library under another name (adapters/fmu_build.py), and numba's cache records
 module names, so a fresh machine compiles every kernel twice: once for the library, once for the FMUs' copy, each
 several minutes of one core. Building the catalogue's FMUs here compiles the copy's kernels for the generic CPU
 (adapters/kernel_precompile.py: every switch setting; a test that builds an FMU meanwhile waits for a kernel this
-process is compiling instead of compiling it too, kernels/compile_lock.py), so that a core the test workers leave
-idle (one waiting for a kernel the other compiles) does this work. Running the FMUs for a few steps with every
+process is compiling instead of compiling it too, kernels/compile_lock.py), on the core the session leaves idle.
+Running the FMUs for a few steps with every
 integrator then loads them. Nothing is asserted; failures are the tests' business.
 """
 
