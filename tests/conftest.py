@@ -92,25 +92,21 @@ def catalogue_fmu(tmp_path_factory):
     from fmu_mbs.adapters.fmu_build import build_fmu
 
     built: dict[str, Path] = {}
-    # pytest-xdist: the workers of one run share each build (in the run's temporary root, under a lock per model)
-    shared = tmp_path_factory.getbasetemp().parent if os.environ.get("PYTEST_XDIST_WORKER") else None
+    # the run's temporary root: pytest-xdist's workers share each build (a lock per model)
+    root = tmp_path_factory.getbasetemp()
+    root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
 
     def get(name: str) -> Path:
-        if name in built:
-            return built[name]
-        if shared is None:
-            built[name] = build_fmu(_MODELS / f"{name}.json", tmp_path_factory.mktemp(f"catalogue_{name}"))
-            return built[name]
-        import fcntl
-        folder = shared / f"catalogue_{name}"
-        with open(shared / f"catalogue_{name}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            done = folder / "built"
-            if not done.exists():
-                folder.mkdir(exist_ok=True)
-                fmu = build_fmu(_MODELS / f"{name}.json", folder)
-                done.write_text(fmu.name)
-            built[name] = folder / done.read_text()
+        if name not in built:
+            import fcntl
+            folder = root / f"catalogue_{name}"
+            with open(root / f"catalogue_{name}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                done = folder / "built"
+                if not done.exists():
+                    folder.mkdir(exist_ok=True)
+                    done.write_text(build_fmu(_MODELS / f"{name}.json", folder).name)
+                built[name] = folder / done.read_text()
         return built[name]
 
     return get

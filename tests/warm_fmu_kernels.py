@@ -7,7 +7,8 @@ module names, so a fresh machine compiles every kernel twice: once for the libra
 several minutes of one core. Building the catalogue's FMUs here compiles the copy's kernels for the generic CPU
 (adapters/kernel_precompile.py: every switch setting; a test that builds an FMU meanwhile waits for a kernel this
 process is compiling instead of compiling it too, kernels/compile_lock.py), on the core the session leaves idle.
-Running the FMUs for a few steps with every integrator then loads them. Nothing is asserted; failures are the tests' business.
+Running the FMUs for a few steps with every integrator then loads them. Nothing is asserted; failures are the
+tests' business.
 """
 
 from __future__ import annotations

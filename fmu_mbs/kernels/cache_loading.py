@@ -69,6 +69,14 @@ def _lazy_library_class(base: type) -> type:
     return type(f"Lazy{base.__name__}", (base,), {"_shared_module": property(get, set_), "__module__": __name__})
 
 
+def our_locators() -> list[type]:
+    """The cache locator classes of every copy of this library in the process (the installed one, FMUs' copies),
+    kept on numba's caching module so that the list outlives a copy's re-import. Shared with compile_lock.py."""
+    from numba.core import caching
+
+    return caching.__dict__.setdefault("_fmu_mbs_locators", [])
+
+
 def install(locator_class: type) -> None:
     """Load the kernels that ``locator_class`` finds with their bitcode parsed on demand (once per process and
     locator class; a numba whose internals differ keeps its own loading)."""
@@ -81,10 +89,9 @@ def install(locator_class: type) -> None:
     needed = ("_unserialize", "enable_object_caching", "_set_compiled_object", "_finalize_final_module")
     if library is None or impl is None or not all(hasattr(library, n) for n in needed) or not hasattr(impl, "rebuild"):
         return
-    ours = caching.__dict__.setdefault("_fmu_mbs_lazy_locators", [])
-    if locator_class in ours:
-        return
-    ours.append(locator_class)
+    ours = our_locators()
+    if locator_class not in ours:
+        ours.append(locator_class)
     if getattr(library._unserialize, "_fmu_mbs", False):
         return
     unserialize, rebuild, classes = library._unserialize.__func__, impl.rebuild, {}

@@ -17,19 +17,14 @@ from __future__ import annotations
 
 import os
 
-
-def _state() -> dict:
-    """Kept on numba's dispatcher module: shared by every copy of the library in the process (an FMU's copy too)."""
-    from numba.core import dispatcher
-
-    return dispatcher.__dict__.setdefault("_fmu_mbs_compile_lock", {"locators": [], "held": set()})
+from .cache_loading import our_locators
 
 
 def lock_path(kernel: object) -> str | None:
-    """The lock file of a kernel's dispatcher whose cache a registered locator serves (None: not one of ours)."""
+    """The lock file of a kernel's dispatcher whose cache one of our locators serves (None: not one of ours)."""
     cache = getattr(kernel, "_cache", None)
     impl = getattr(cache, "_impl", None)
-    if impl is None or not isinstance(getattr(impl, "_locator", None), tuple(_state()["locators"])):
+    if impl is None or not isinstance(getattr(impl, "_locator", None), tuple(our_locators())):
         return None
     return os.path.join(cache._cache_path, impl.filename_base + ".lock")
 
@@ -43,13 +38,12 @@ def install(locator_class: type) -> None:
         from numba.core.compiler_lock import global_compiler_lock
     except ImportError:  # pragma: no cover - no flock (Windows) or another numba: compile unlocked
         return
-    state = _state()
-    if locator_class not in state["locators"]:
-        state["locators"].append(locator_class)
+    if locator_class not in our_locators():
+        our_locators().append(locator_class)
     original = dispatcher.Dispatcher.compile
     if getattr(original, "_fmu_mbs", False):
         return
-    held = state["held"]
+    held: set[str] = set()     # lock files this process holds (one patch per process, shared by every copy)
 
     def compile(self, sig):
         path = lock_path(self)
