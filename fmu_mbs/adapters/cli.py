@@ -197,10 +197,7 @@ def _history(verb: str, run: Callable) -> Callable:
             raise CliError(f"--t-end ({args.t_end:g} s) must be after the start time ({t_start:g} s)")
         cm = _load(args)
         plotted = _plot_selection(args, cm)
-        from .progress import ProgressBar, first_run_notice
-        notice = first_run_notice()
-        if notice:
-            print(f"fmu-mbs: {notice}", file=sys.stderr, flush=True)
+        from .progress import ProgressBar
         bar = ProgressBar(verb, force=args.progress == "always", enabled=args.progress != "never")
         with bar:
             traj = run(cm, args, bar)

@@ -22,6 +22,7 @@ from collections.abc import Callable
 import numpy as np
 from pythonfmu import Fmi2Causality, Fmi2Variability, Integer, Real
 
+from ..kernels import compile_notice
 from . import fmu_state, shipped_kernels
 from .step_lane import StepLane
 
@@ -97,8 +98,10 @@ class Instance:
         self.lane: StepLane | None = None      # the binary's step lane (use_lane), if it has one
         self._last_time = np.zeros(1)          # fmi2LastSuccessfulTime (s); the lane writes it too
         # kernels compiled at build time (resources/numba-kernels) where the user's cache lacks them; a kernel in
-        # neither is compiled, and the first such compile is logged as a warning (shows with logging off)
+        # neither is compiled, and the first such compile is logged as a warning (shows with logging off), then a
+        # progress line every 20 s while compiles go on (kernels/compile_notice.py)
         shipped_kernels.set_reporter(self._report_compile)
+        compile_notice.set_reporter(self._report_compile, first_line=False)
         note = shipped_kernels.use(resources)
         if note:
             self.emit(OK, f"fmu-mbs: precompiled kernels not used: {note}")

@@ -16,7 +16,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
+import threading
 import zipfile
 from pathlib import Path
 
@@ -104,16 +106,37 @@ def portable_cache_root() -> str:
 
 
 def _run_workload(fmu_path: Path, package: str, root: str, timeout: float) -> dict:
+    """Run WORKLOAD on ``fmu_path``; the FMU's compile messages (its FMI log, which fmpy prints on standard output:
+    kernels/compile_notice.py) are passed on to standard error as they come, so a first build says how far it got."""
     env = dict(os.environ, NUMBA_CPU_NAME=PORTABLE_CPU[0], NUMBA_CPU_FEATURES=PORTABLE_CPU[1],
-               FMU_MBS_CACHE_DIR=root)
+               FMU_MBS_CACHE_DIR=root, PYTHONUNBUFFERED="1")
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     env.pop("NUMBA_CACHE_DIR", None)
-    done = subprocess.run([sys.executable, "-c", WORKLOAD, str(fmu_path), package, json.dumps(VARIANTS)], env=env,
-                          capture_output=True, text=True, timeout=timeout)
-    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"precompiling the kernels of '{fmu_path.name}' failed (exit {done.returncode}):\n"
-                           + (done.stderr or done.stdout)[-3000:])
+    out: list[str] = []
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([sys.executable, "-c", WORKLOAD, str(fmu_path), package, json.dumps(VARIANTS)],
+                                env=env, stdout=subprocess.PIPE, stderr=err, text=True)
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        try:
+            for line in proc.stdout:
+                out.append(line)
+                if "compiling kernels" in line:
+                    print(f"fmu-mbs: {fmu_path.name}: {line.strip().split('fmu-mbs: ', 1)[-1]}", file=sys.stderr,
+                          flush=True)
+            proc.wait()
+        finally:
+            timer.cancel()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        err.seek(0)
+        stderr = err.read()
+    lines = [ln for ln in out if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"precompiling the kernels of '{fmu_path.name}' failed (exit {proc.returncode}"
+                           + (f", killed after {timeout:.0f} s" if proc.returncode == -9 else "") + "):\n"
+                           + (stderr or "".join(out))[-3000:])
     return json.loads(lines[-1])
 
 

@@ -59,17 +59,3 @@ class ProgressBar:
     def __exit__(self, *exc) -> None:
         self.close()
 
-
-def first_run_notice() -> str | None:
-    """A line to show before work that calls kernels, when this library copy's kernel cache is still empty (numba
-    then compiles them: minutes of CPU, once); None when compiled kernels are there."""
-    import os
-
-    from ..kernels import _KERNEL_DIR, kernel_cache_dir
-
-    if not os.path.isdir(_KERNEL_DIR):   # this copy was imported from a folder since deleted (a build's stage)
-        return None
-    path = kernel_cache_dir()
-    if os.path.isdir(path) and any(name.endswith(".nbi") for name in os.listdir(path)):
-        return None
-    return (f"compiling kernels (first run only: several minutes of CPU; later runs load them from {path})")

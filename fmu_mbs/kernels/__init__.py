@@ -14,7 +14,8 @@ library (numba's cached environments record module names). So
 
 Kernels this locator finds load with their LLVM bitcode parsed on demand (kernels/cache_loading.py): a third off
 an FMU's start-up. Processes that need the same uncompiled kernel at once compile it once: the others wait for it
-(kernels/compile_lock.py).
+(kernels/compile_lock.py). While numba compiles, the compiling copy's reporter (standard error, or an FMU's log) is
+told so (kernels/compile_notice.py).
 
 The cache root is ``$FMU_MBS_CACHE_DIR`` or ``$XDG_CACHE_HOME/fmu-mbs`` (default ``~/.cache/fmu-mbs``).
 """
@@ -94,10 +95,11 @@ def _register_cache_locator() -> None:
             return self
 
     caching.CacheImpl._locator_classes.insert(0, KernelCacheLocator)
-    from . import cache_loading, compile_lock
+    from . import cache_loading, compile_lock, compile_notice
 
     cache_loading.install(KernelCacheLocator)
     compile_lock.install(KernelCacheLocator)
+    compile_notice.install()
 
 
 _register_cache_locator()
