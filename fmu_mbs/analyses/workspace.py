@@ -39,7 +39,7 @@ def new_work(cm: CompiledModel, envelope: int = 0, fd_blocks: int = 1) -> Work:
                 rows=new_rows(nr, ncol), rows_end=new_rows(nr, ncol), Q=vec(n), Qa=vec(n), Qb=vec(n),
                 mb=vec((nb, nq, nq)),
                 q0=vec(n), qd0=vec(n), qdd0=vec(n), lam0=vec(nr), y=vec(nr), res=vec(n), dq=vec(n), rhs=vec(n),
-                work=vec(n), val=vec(envelope), Wx=vec((max(fd_blocks, 1), nq, nq)), dlt=vec(nb),
+                work=vec(n), val=vec(envelope), base=vec(envelope), Wx=vec((max(fd_blocks, 1), nq, nq)), dlt=vec(nb),
                 jk=vec((nr, ncol)), y2=vec(nr), dq2=vec(n), pqd0=vec(n), pqdd0=vec(n), z0=vec(nz))
 
 

@@ -50,9 +50,11 @@ from .row_hessians import add_geometric_stiffness
 from .system import (
     assemble_iteration_matrix,
     body_view,
+    constant_mass,
     eval_frames_ws,
     eval_rows_ws,
     fd_force_jacobian,
+    iteration_matrix_from_base,
     jac_t_times,
     jac_times,
     mass_times,
@@ -113,9 +115,10 @@ def predict(cf, st, ws, h, ec):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def residual(m, sv, bv, pat, st, ws, opt, cf, t1, h, it, ec, use_fd, mult, err_prev):
+def residual(m, sv, bv, pat, st, ws, opt, cf, t1, h, it, ec, use_fd, mult, err_prev, use_base):
     """Forces, rows and mass at the iterate, the AL update, the residual f and the assembled iteration matrix
-    (module docstring of integrate_alf); returns the elastic energy (J)."""
+    (module docstring of integrate_alf; ``use_base``: from ws.base, see refresh_base); returns the elastic energy
+    (J)."""
     q, qd, u, zs = st.q, st.qd, st.u, st.zs
     fr, rows = ws.fr, ws.rows
     nr = st.lam.shape[0]
@@ -159,12 +162,24 @@ def residual(m, sv, bv, pat, st, ws, opt, cf, t1, h, it, ec, use_fd, mult, err_p
         for i in range(n):
             ws.res[i] -= cf.s * Q[i]
         jac_t_times(m.row_cols, rows.jac, ws.y, ws.res, 1.0)
-        assemble_iteration_matrix(bv, ws.mb, rows.jac, c, ws.Wx, use_fd, pat, ws.val)
+        if use_base:
+            iteration_matrix_from_base(ws.base, rows.jac, c, pat, ws.val)
+        else:
+            assemble_iteration_matrix(bv, ws.mb, rows.jac, c, ws.Wx, use_fd, pat, ws.val)
     return V
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def newton(m, sv, bv, pat, st, ws, opt, cf, t1, h, ec, use_fd, mult, n_colors):
+def refresh_base(bv, q, ws, pat, use_fd):
+    """ws.base = M + Wx in the envelope (assemble_iteration_matrix without the constraints), the part of the
+    iteration matrix that stays while the finite-difference tangent is kept, when no mass block depends on q
+    (system.constant_mass): each Newton iteration then adds only c Phi_q^T Phi_q to a copy of it."""
+    mass_blocks(bv, q, ws.mb)
+    assemble_iteration_matrix(bv, ws.mb, ws.rows.jac, 0.0, ws.Wx, use_fd, pat, ws.base)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def newton(m, sv, bv, pat, st, ws, opt, cf, t1, h, ec, use_fd, mult, n_colors, use_base):
     """The Newton iteration of one step from the predictor. Returns (status, max |dq| of the last correction or
     the failing envelope row, iterations, elastic energy J, colour count); the converged last correction stays in
     ws.dq (below tol), not yet applied."""
@@ -189,7 +204,9 @@ def newton(m, sv, bv, pat, st, ws, opt, cf, t1, h, ec, use_fd, mult, n_colors):
             n_colors = fd_force_jacobian(m, sv, t1, st.q, st.qd, st.u, h, st.zs, ws.zn, ws.fr, ws.out, ws.cw, ws.Qa,
                                          ws.Qb, ws.Wx, cf.s, cf.hc, opt.fd_eps, pat.colors, n_colors, pat.adj_ptr,
                                          pat.adj_idx, pat.adj_rev, ws.dlt, opt.dyn_colors > 0.0, ws.rows.jtw, ws.y)
-        V = residual(m, sv, bv, pat, st, ws, opt, cf, t1, h, it, ec, use_fd, mult, err_prev)
+            if use_base:
+                refresh_base(bv, st.q, ws, pat, use_fd)
+        V = residual(m, sv, bv, pat, st, ws, opt, cf, t1, h, it, ec, use_fd, mult, err_prev, use_base)
         iters = it + 1
         bad = env_cholesky(pat.first, pat.ptr, ws.val, opt.pivot)
         if bad >= 0 and ec:
@@ -366,6 +383,9 @@ def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, re
     nonzero, _ = scan_inputs(st.u, st.u_last)     # (the start powers stay those of the last step)
     noncons = opt.noncons > 0.0 or nonzero
     mult = has_multiplier_forces(m)
+    use_base = not ec and constant_mass(bv)     # the iteration matrix from M + Wx kept between refreshes
+    if use_base:
+        refresh_base(bv, st.q, ws, pat, use_fd)
     n_colors = np.int64(0)      # not the literal 0: numba would compile fd_force_jacobian once more for it
     for b in range(pat.colors.shape[0]):
         if pat.colors[b] + 1 > n_colors:
@@ -397,9 +417,12 @@ def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, re
             n_colors = fd_force_jacobian(m, sv, t1, st.q, st.qd, st.u, h, st.zs, ws.zn, ws.fr, ws.out, ws.cw, ws.Qa,
                                          ws.Qb, ws.Wx, cf.s, cf.hc, opt.fd_eps, pat.colors, n_colors, pat.adj_ptr,
                                          pat.adj_idx, pat.adj_rev, ws.dlt, opt.dyn_colors > 0.0, ws.rows.jtw, ws.y)
+            if use_base:
+                refresh_base(bv, st.q, ws, pat, use_fd)
             fd_age = 0
         fd_age += 1
-        status, err, iters, V, n_colors = newton(m, sv, bv, pat, st, ws, opt, cf, t1, h, ec, use_fd, mult, n_colors)
+        status, err, iters, V, n_colors = newton(m, sv, bv, pat, st, ws, opt, cf, t1, h, ec, use_fd, mult, n_colors,
+                                                 use_base)
         cstat = ws.cw.stat
         if status == OK and cstat[ST_PAIR_OVERFLOW] != 0:
             status = CONTACT_PAIRS

@@ -225,7 +225,7 @@ def alf_variable_advance(m, pat, st, ws, opt, vw, t_out, t_stop, rtol, atol, h_m
                                              pat.adj_ptr, pat.adj_idx, pat.adj_rev, ws.dlt, opt.dyn_colors > 0.0,
                                              ws.rows.jtw, ws.y)
             status, _, iters, V, n_colors = newton(m, sv, bv, pat, st, ws, opt, cf, t1, hs, False, use_fd, mult,
-                                                   n_colors)
+                                                   n_colors, False)
             iters_sum += iters
             if cstat[ST_PAIR_OVERFLOW] != 0 or cstat[ST_STATE_OVERFLOW] != 0:
                 reject(st, ws, False)

@@ -100,6 +100,7 @@ Work = arrays_type("Work", [
     "rhs",       # (n,)     scratch (the previous correction in Newton)
     "work",      # (n,)     solve scratch
     "val",       # (envelope,) values of the factorised iteration matrix
+    "base",      # (envelope,) its part without the constraints, M + Wx, while both are kept (constant_mass models)
     "Wx",        # (n_adj, nq, nq) finite-difference tangent blocks
     "dlt",       # (nb,)    finite-difference scratch
     "jk",        # (nr, ncol) chord Jacobian of the energy scheme

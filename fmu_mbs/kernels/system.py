@@ -29,7 +29,7 @@ from .families.contact import pair_element
 from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, has_multiplier_forces
 from .inner import inner_kernel
 from .linalg import env_add
-from .model_arrays import MODE_CONSERVATIVE, MODE_DAMPED, MODE_FULL
+from .model_arrays import MODE_CONSERVATIVE, MODE_DAMPED, MODE_FULL, PLANAR, POINT_MASS
 from .solver_data import BodyView
 
 
@@ -136,26 +136,10 @@ def jac_residual(row_cols, jac, x, rhs):
 
 
 @inner_kernel(_nrt=False)
-def assemble_iteration_matrix(bv, mb, jac, c, Wx, use_wx, pat, val):
-    """val = envelope of P (M + Wx + c Phi_q^T Phi_q) P^T with the index tables of ``pat`` (solver_data.PatternArrays):
-    for entry c1 of row k, jp[e] = (c2, value index)
-    for e in jp_ptr[k * ncol + c1] .. jp_ptr[k * ncol + c1 + 1] lists the lower-triangle products
-    c jac[k, c1] jac[k, c2]; midx[b, i, j] is the value index of mass entry (i, j) of body b or -1.
-    Wx (symmetric, in blocks per adjacency entry as fd_force_jacobian writes it) is added when ``use_wx``.
-    Returns the number of Wx entries outside the envelope (0 unless the pattern is wrong). ``bv``: body view."""
-    pos, first, ptr, adj_ptr, adj_idx = pat.pos, pat.first, pat.ptr, pat.adj_ptr, pat.adj_idx
-    jp_ptr, jp, midx = pat.jp_ptr, pat.jp, pat.midx
-    body_q_adr = bv.q_adr
-    body_q_num = bv.q_num
-    for k in range(val.shape[0]):
-        val[k] = 0.0
-    for b in range(body_q_adr.shape[0]):
-        nb = body_q_num[b]
-        for i in range(nb):
-            for j in range(nb):
-                e = midx[b, i, j]
-                if e >= 0:
-                    val[e] += mb[b, i, j]
+def add_constraint_products(jac, c, pat, val):
+    """val += c Phi_q^T Phi_q in the envelope: for entry c1 of row k, jp[e] = (c2, value index) for e in
+    jp_ptr[k * ncol + c1] .. jp_ptr[k * ncol + c1 + 1] lists the lower-triangle products c jac[k, c1] jac[k, c2]."""
+    jp_ptr, jp = pat.jp_ptr, pat.jp
     ncol = jac.shape[1]
     for k in range(jac.shape[0]):
         base = k * ncol
@@ -169,6 +153,48 @@ def assemble_iteration_matrix(bv, mb, jac, c, Wx, use_wx, pat, val):
                 continue
             for e in range(e0, e1):
                 val[jp[e, 1]] += x1 * jac[k, jp[e, 0]]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def constant_mass(bv):
+    """True if no body's mass block depends on q (planar bodies and point masses only)."""
+    for b in range(bv.kind.shape[0]):
+        if bv.kind[b] != PLANAR and bv.kind[b] != POINT_MASS:
+            return False
+    return True
+
+
+@inner_kernel(_nrt=False)
+def iteration_matrix_from_base(base, jac, c, pat, val):
+    """val = base + c Phi_q^T Phi_q, the iteration matrix from its constraint-free part ``base`` = M + Wx
+    (assemble_iteration_matrix with c = 0; valid while the mass and Wx are unchanged: constant_mass models)."""
+    for k in range(val.shape[0]):
+        val[k] = base[k]
+    add_constraint_products(jac, c, pat, val)
+
+
+@inner_kernel(_nrt=False)
+def assemble_iteration_matrix(bv, mb, jac, c, Wx, use_wx, pat, val):
+    """val = envelope of P (M + Wx + c Phi_q^T Phi_q) P^T with the index tables of ``pat`` (solver_data.PatternArrays):
+    midx[b, i, j] is the value index of mass entry (i, j) of body b or -1; the constraint part: add_constraint_products
+    (skipped for c = 0).
+    Wx (symmetric, in blocks per adjacency entry as fd_force_jacobian writes it) is added when ``use_wx``.
+    Returns the number of Wx entries outside the envelope (0 unless the pattern is wrong). ``bv``: body view."""
+    pos, first, ptr, adj_ptr, adj_idx = pat.pos, pat.first, pat.ptr, pat.adj_ptr, pat.adj_idx
+    midx = pat.midx
+    body_q_adr = bv.q_adr
+    body_q_num = bv.q_num
+    for k in range(val.shape[0]):
+        val[k] = 0.0
+    for b in range(body_q_adr.shape[0]):
+        nb = body_q_num[b]
+        for i in range(nb):
+            for j in range(nb):
+                e = midx[b, i, j]
+                if e >= 0:
+                    val[e] += mb[b, i, j]
+    if c != 0.0:
+        add_constraint_products(jac, c, pat, val)
     lost = 0
     if use_wx:
         for b in range(body_q_adr.shape[0]):
