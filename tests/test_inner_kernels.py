@@ -7,6 +7,8 @@ Python function of the same name elsewhere also counts: the check errs on the si
 from __future__ import annotations
 
 import ast
+import re
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -34,8 +36,12 @@ def _inner_kernels() -> dict[str, str]:
 
 def _python_references(path: Path) -> set[str]:
     """Names and attribute names used in ``path`` outside numba-compiled function bodies (an import is not a use:
-    a bench may import a kernel for its own compiled loop)."""
-    tree = ast.parse(path.read_text())
+    a bench may import a kernel for its own compiled loop), and in the Python code its string constants hold (the
+    scripts that benches and tests run in child processes: ``str.format`` fields taken as constants)."""
+    return _references(ast.parse(path.read_text()))
+
+
+def _references(tree: ast.AST) -> set[str]:
     compiled = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and any(
@@ -49,6 +55,12 @@ def _python_references(path: Path) -> set[str]:
             names.add(node.id)
         elif isinstance(node, ast.Attribute):
             names.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "import " in node.value:
+            code = re.sub(r"(?<!\{)\{[A-Za-z_][A-Za-z_0-9]*(![rsa])?\}(?!\})", "0", textwrap.dedent(node.value))
+            try:
+                names |= _references(ast.parse(code.replace("{{", "{").replace("}}", "}")))
+            except SyntaxError:     # prose that mentions an import, or a template of another kind
+                pass
     return names
 
 
