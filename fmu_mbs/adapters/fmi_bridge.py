@@ -101,7 +101,7 @@ class Instance:
         # neither is compiled, and the first such compile is logged as a warning (shows with logging off), then a
         # progress line every 20 s while compiles go on (kernels/compile_notice.py)
         shipped_kernels.set_reporter(self._report_compile)
-        compile_notice.set_reporter(self._report_compile, first_line=False)
+        compile_notice.set_reporter(self._report_compile_progress, first_line=False)
         note = shipped_kernels.use(resources)
         if note:
             self.emit(OK, f"fmu-mbs: precompiled kernels not used: {note}")
@@ -241,6 +241,9 @@ class Instance:
     def _report_compile(self, message: str) -> None:
         if not self.freed:
             self.emit(WARNING, message)
+
+    def _report_compile_progress(self, message: str) -> None:
+        self._report_compile(f"fmu-mbs: {message}")
 
     def last_successful_time(self) -> float:
         return float(self.last_time)

@@ -145,7 +145,7 @@ def _install_hook() -> None:
                     return self._impl.rebuild(target_context, data)
             except Exception:       # private numba API of another version, or a damaged file: compile instead
                 pass
-        _report(self._name)
+        _report(getattr(getattr(self, "_py_func", None), "__qualname__", None) or self._name)
         return None
 
     caching.Cache._load_overload = _load_overload
