@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import weakref
 from collections.abc import Callable
 
 FOLDER = "numba-kernels"           # under the FMU's resources
@@ -100,13 +99,10 @@ def use(resources: str | os.PathLike | None) -> str | None:
 def set_reporter(report: Callable[[str], None] | None) -> None:
     """Where to report the next compile of this copy's kernels (once per reporter; a bound method is held
     weakly)."""
+    from ..kernels.compile_notice import hold
+
     _reported[0] = False
-    if report is None:
-        _reporter[0] = None
-    elif hasattr(report, "__self__"):
-        _reporter[0] = weakref.WeakMethod(report)
-    else:
-        _reporter[0] = lambda: report
+    _reporter[0] = hold(report)
 
 
 def _report(kernel: str) -> None:

@@ -74,17 +74,22 @@ def _copy(package: str) -> _Copy:
     return copies[package]
 
 
+def hold(report: Callable[[str], None] | None) -> Callable[[], Callable[[str], None] | None] | None:
+    """A getter of ``report`` that does not keep its object alive (a bound method, e.g. an FMU instance's logger, is
+    held weakly: the getter returns None once the instance is gone); None for None."""
+    if report is None:
+        return None
+    if hasattr(report, "__self__"):
+        return weakref.WeakMethod(report)
+    return lambda: report
+
+
 def set_reporter(report: Callable[[str], None] | None, package: str | None = None, first_line: bool = True) -> None:
     """Send the compile messages of library copy ``package`` (default: this one) to ``report`` (a bound method is
     held weakly; None: back to the default, standard error). ``first_line=False``: no first notice (the reporter
     gets it elsewhere), only the progress lines. Starts a new count."""
     c = _copy(package or __name__.split(".")[0])
-    if report is None:
-        c.reporter = None
-    elif hasattr(report, "__self__"):
-        c.reporter = weakref.WeakMethod(report)
-    else:
-        c.reporter = lambda: report
+    c.reporter = hold(report)
     c.first_line = first_line
     c.count = 0
 
