@@ -17,8 +17,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from ...compiler import CompiledModel
 from ...compiler.bodies import translational_coordinates
@@ -32,6 +30,7 @@ from ...kernels.contact import grown_contact_workspace
 from ...kernels.solver_data import PatternArrays, State
 from ..assembly import AssemblyResult, assemble
 from ..evaluate import Evaluator, check_contact_states
+from ..ordering import reverse_cuthill_mckee
 from ..workspace import max_body_coordinates, new_options, new_state, new_work
 
 REPORT_KEYS = ("iterations", "residual_position", "residual_velocity", "residual_acceleration",
@@ -146,8 +145,7 @@ def build_pattern(cm: CompiledModel, with_forces: bool) -> Pattern:
     best = None
     orders = [np.arange(nb)]
     if nb > 2 and edges:
-        graph = csr_matrix((np.ones(len(edges)), ([a for a, _ in edges], [b for _, b in edges])), shape=(nb, nb))
-        orders.append(np.asarray(reverse_cuthill_mckee(graph, symmetric_mode=True), dtype=np.int64))
+        orders.append(reverse_cuthill_mckee(nb, edges))
     for order in orders:
         pos, first_by_pos = envelope(order)
         size = int(np.sum(np.arange(cm.n_q) - first_by_pos + 1))
