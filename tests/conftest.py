@@ -45,7 +45,9 @@ def pytest_sessionstart(session):
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm_fmu_kernels.py")
     # its own process group: the build's precompile child is killed with it at the end of a short session (it was
     # left compiling, orphaned, for minutes)
-    _WARMER["process"] = subprocess.Popen([sys.executable, script], stdout=subprocess.DEVNULL,
+    import tempfile
+    _WARMER["folder"] = tempfile.mkdtemp(prefix="fmu_mbs_warm_")     # removed in pytest_sessionfinish
+    _WARMER["process"] = subprocess.Popen([sys.executable, script, _WARMER["folder"]], stdout=subprocess.DEVNULL,
                                           stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
                                           start_new_session=True)
 
@@ -69,6 +71,9 @@ def pytest_sessionfinish(session, exitstatus):
         except OSError:
             warmer.kill()
         warmer.wait()
+    if _WARMER.get("folder"):           # the warmer's FMUs (a killed warmer leaves them)
+        import shutil
+        shutil.rmtree(_WARMER["folder"], ignore_errors=True)
 
 
 def pytest_unconfigure(config):

@@ -13,8 +13,13 @@ tests' business.
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -22,19 +27,33 @@ RUNS = {"double_pendulum": ({}, {"solver.integrator": 1}, {"solver.integrator": 
         "bouncing_ball": ({}, {"solver.integrator": 2})}
 
 
-def main() -> None:
+def _stop_with_the_session(parent: int, folder: str) -> None:
+    """Once the test session that started this process is gone (it kills the warmer in pytest_sessionfinish, which a
+    SIGTERM skips), remove the FMU folder and kill the process group (this process and a build's precompile child)."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.killpg(0, signal.SIGKILL)
+
+
+def main(folder: str) -> None:
+    """Build and run the catalogue's FMUs in ``folder`` (the caller's to remove: a kill leaves it behind)."""
     from fmpy import simulate_fmu
 
     from fmu_mbs.adapters.fmu_build import build_fmu
-    with tempfile.TemporaryDirectory(prefix="fmu_mbs_warm_") as tmp:
-        for path in sorted(MODELS.glob("*.json")):
-            try:
-                fmu = build_fmu(path, tmp, validate=False)
-                for start in RUNS.get(path.stem, ({},)):
-                    simulate_fmu(str(fmu), stop_time=0.02, step_size=0.01, start_values=start)
-            except Exception as exc:  # noqa: BLE001 - warming only: the tests report real failures
-                print(f"warming {path.stem}: {exc}", file=sys.stderr)
+    threading.Thread(target=_stop_with_the_session, args=(os.getppid(), folder), daemon=True).start()
+    for path in sorted(MODELS.glob("*.json")):
+        try:
+            fmu = build_fmu(path, folder, validate=False)
+            for start in RUNS.get(path.stem, ({},)):
+                simulate_fmu(str(fmu), stop_time=0.02, step_size=0.01, start_values=start)
+        except Exception as exc:  # noqa: BLE001 - warming only: the tests report real failures
+            print(f"warming {path.stem}: {exc}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1:
+        main(sys.argv[1])
+    else:
+        with tempfile.TemporaryDirectory(prefix="fmu_mbs_warm_") as tmp:
+            main(tmp)
