@@ -5,14 +5,17 @@ A family is one registered unit: its model class (model/force_elements.py, with 
 its kernel module (kernels/families/: Arrays, kernel, hooks, called from the stage list kernels/forces.py), its
 lowering (``lower(elements, ctx) -> Arrays``; addresses from ctx.layout) and what the solvers need to know of it,
 as data: whether it does non-conservative work (the energy split), which markers it couples (the sparsity of the
-iteration matrix and the finite-difference colouring), whether it has stiffness or damping worth a tangent, and an
-optional ``rows`` hook that adds constraint rows. docs/adding-an-element.md walks through adding one.
+iteration matrix and the finite-difference colouring), whether it has stiffness or damping worth a tangent and
+whether its kernel gives that tangent in closed form, and an optional ``rows`` hook that adds constraint rows.
+docs/adding-an-element.md walks through adding one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..kernels.families import (
     actuator,
@@ -29,7 +32,7 @@ from ..kernels.families import (
     rotational_spring_damper,
     spring_damper,
 )
-from ..kernels.model_arrays import CORE_FIELDS, arrays_type
+from ..kernels.model_arrays import CORE_FIELDS, FLEXIBLE, MODAL, PLANAR, POINT_MASS, arrays_type
 from ..model.elements import FORCE_KINDS
 from . import belt as belt_lowering
 from . import contacts, force_elements, hydraulics
@@ -62,6 +65,8 @@ class Family:
     rows: Callable | None = None                     # (elements, ctx, rows) -> adds its constraint rows
     after_step: bool = False                         # keeps something of each accepted step (forces.after_step)
     multipliers: bool = False                        # loaded by the constraint multipliers (add_multiplier_forces)
+    analytic_tangent: bool = False                   # its force tangent in closed form on planar node bodies
+    #                                                  (forces.add_analytic_tangents), not by finite differences
 
     @property
     def tag(self) -> str:
@@ -96,7 +101,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("jstop", FORCE_KINDS["joint_stop"], joint_stop, joint_stop_lowering.lower, force_elements.always,
            force_elements.two_markers, stiffness=True),
     Family("gebeam", FORCE_KINDS["beam_element"], gebeam, gebeam_lowering.lower, gebeam_lowering.damped,
-           force_elements.two_markers, stiffness=True),
+           force_elements.two_markers, stiffness=True, analytic_tangent=True),
 )
 
 if [f.element for f in FAMILIES] != list(FORCE_KINDS.values()):     # pragma: no cover - registry invariant
@@ -141,3 +146,24 @@ def needs_after_step(arrays) -> bool:
 def needs_multipliers(arrays) -> bool:
     """True if some family of the model is loaded by the constraint multipliers (joint friction)."""
     return any(f.multipliers and has_elements(arrays, f) for f in FAMILIES)
+
+
+def has_stiff_elements(arrays) -> bool:
+    """True if some element with stiffness or damping (a family's ``stiffness`` flag) or a body with internal
+    forces (a flexible or modal body) is in the model: the force tangent pays off (the ALF's tangent="auto")."""
+    kinds = np.asarray(arrays.body_kind)
+    return any(f.stiffness and has_elements(arrays, f) for f in FAMILIES) \
+        or bool(np.any((kinds == FLEXIBLE) | (kinds == MODAL)))
+
+
+def analytic_tangent_covers(arrays) -> bool:
+    """True if the closed-form tangents (families with ``analytic_tangent``) are the whole force tangent of the model:
+    a planar model of planar bodies and point masses whose every element family has one, its markers on planar
+    bodies or the ground (gravity is constant there; no contact, no other element). Marker inputs stay out of it
+    (a Newton tangent: they only slow convergence)."""
+    kinds = np.asarray(arrays.body_kind)
+    present = [f for f in FAMILIES if has_elements(arrays, f)]
+    return (int(arrays.dim) == 2 and bool(present) and all(f.analytic_tangent for f in present)
+            and bool(np.all((kinds == PLANAR) | (kinds == POINT_MASS)))
+            and all(arrays.marker_body[k] < 0 or int(kinds[arrays.marker_body[k]]) == PLANAR for f in present
+                    for pair in f.coupled_markers(getattr(arrays, f.key)) for k in pair))

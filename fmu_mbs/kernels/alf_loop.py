@@ -12,7 +12,14 @@ from numba import njit
 
 from .bodies.dispatch import add_body_forces, mass_blocks
 from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
-from .forces import add_contact_forces, add_element_forces, add_multiplier_forces, after_step, has_multiplier_forces
+from .forces import (
+    add_analytic_tangents,
+    add_contact_forces,
+    add_element_forces,
+    add_multiplier_forces,
+    after_step,
+    has_multiplier_forces,
+)
 from .inner import inner_kernel
 from .integrate_alf import (
     CONTACT_PAIRS,
@@ -179,6 +186,25 @@ def refresh_base(bv, q, ws, pat, use_fd):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def refresh_tangent(m, sv, pat, st, ws, opt, cf, t1, h, n_colors):
+    """ws.Wx = the force tangent kq K + kv C at the iterate (kq = cf.s, kv = cf.hc): from the families' closed forms
+    when every force with a tangent has one (opt.analytic_tangent; the frames are evaluated at the iterate), else by
+    finite differences (system.fd_force_jacobian). Returns the colour count."""
+    if opt.analytic_tangent > 0.0:
+        eval_frames_ws(m, st.q, st.qd, ws.fr)
+        Wx = ws.Wx
+        for e in range(Wx.shape[0]):
+            for i in range(Wx.shape[1]):
+                for j in range(Wx.shape[2]):
+                    Wx[e, i, j] = 0.0
+        add_analytic_tangents(m, sv, cf.s, cf.hc, pat.adj_ptr, pat.adj_idx, Wx)
+        return n_colors
+    return fd_force_jacobian(m, sv, t1, st.q, st.qd, st.u, h, st.zs, ws.zn, ws.fr, ws.out, ws.cw, ws.Qa, ws.Qb, ws.Wx,
+                             cf.s, cf.hc, opt.fd_eps, pat.colors, n_colors, pat.adj_ptr, pat.adj_idx, pat.adj_rev,
+                             ws.dlt, opt.dyn_colors > 0.0, ws.rows.jtw, ws.y)
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def newton(m, sv, bv, pat, st, ws, opt, cf, t1, h, ec, use_fd, mult, n_colors, use_base):
     """The Newton iteration of one step from the predictor. Returns (status, max |dq| of the last correction or
     the failing envelope row, iterations, elastic energy J, colour count); the converged last correction stays in
@@ -187,6 +213,7 @@ def newton(m, sv, bv, pat, st, ws, opt, cf, t1, h, ec, use_fd, mult, n_colors, u
     tol = opt.tol
     accept_tol = opt.accept_tol
     max_iter = int(opt.max_iter)
+    first_ok = opt.accept_first > 0.0 and not ec
     status = OK
     err = 0.0
     err_min = math.inf
@@ -201,9 +228,7 @@ def newton(m, sv, bv, pat, st, ws, opt, cf, t1, h, ec, use_fd, mult, n_colors, u
             # predictor (contact, friction ramp), so the tangent there is wrong and a stale tangent across a
             # kink cycles: refresh it at the iterate (converging steps keep the predictor's tangent)
             multiplier_estimate(st, ws)
-            n_colors = fd_force_jacobian(m, sv, t1, st.q, st.qd, st.u, h, st.zs, ws.zn, ws.fr, ws.out, ws.cw, ws.Qa,
-                                         ws.Qb, ws.Wx, cf.s, cf.hc, opt.fd_eps, pat.colors, n_colors, pat.adj_ptr,
-                                         pat.adj_idx, pat.adj_rev, ws.dlt, opt.dyn_colors > 0.0, ws.rows.jtw, ws.y)
+            n_colors = refresh_tangent(m, sv, pat, st, ws, opt, cf, t1, h, n_colors)
             if use_base:
                 refresh_base(bv, st.q, ws, pat, use_fd)
         V = residual(m, sv, bv, pat, st, ws, opt, cf, t1, h, it, ec, use_fd, mult, err_prev, use_base)
@@ -229,7 +254,9 @@ def newton(m, sv, bv, pat, st, ws, opt, cf, t1, h, ec, use_fd, mult, n_colors, u
                 err = e
         if not math.isfinite(err):
             return NOT_FINITE, err, iters, V, n_colors
-        if err <= tol and it > 0:       # at least one correction: the predictor alone is explicit
+        # converged: a correction below tol, normally checked by the evaluation after it (it > 0); with
+        # opt.accept_first the first one is taken unchecked (Newton leaves ~ rho |dq| after it, rho the contraction)
+        if err <= tol and (it > 0 or first_ok):
             break
         if err < err_min:
             err_min = err
@@ -414,9 +441,7 @@ def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, re
                 eval_frames_ws(m, st.q, st.qd, ws.fr)
                 eval_rows_ws(m, t1, st.q, st.qd, ws.fr, ws.rows)
                 multiplier_estimate(st, ws)
-            n_colors = fd_force_jacobian(m, sv, t1, st.q, st.qd, st.u, h, st.zs, ws.zn, ws.fr, ws.out, ws.cw, ws.Qa,
-                                         ws.Qb, ws.Wx, cf.s, cf.hc, opt.fd_eps, pat.colors, n_colors, pat.adj_ptr,
-                                         pat.adj_idx, pat.adj_rev, ws.dlt, opt.dyn_colors > 0.0, ws.rows.jtw, ws.y)
+            n_colors = refresh_tangent(m, sv, pat, st, ws, opt, cf, t1, h, n_colors)
             if use_base:
                 refresh_base(bv, st.q, ws, pat, use_fd)
             fd_age = 0

@@ -44,7 +44,16 @@ import math
 import numpy as np
 from numba import njit
 
-from .alf_loop import end_powers, newton, predict, reject, scheme_coefficients, scheme_state, start_powers
+from .alf_loop import (
+    end_powers,
+    newton,
+    predict,
+    refresh_tangent,
+    reject,
+    scheme_coefficients,
+    scheme_state,
+    start_powers,
+)
 from .contact import ST_PAIR_OVERFLOW, ST_STATE_OVERFLOW
 from .forces import after_step, has_multiplier_forces
 from .integrate_alf import (
@@ -70,7 +79,6 @@ from .system import (
     body_view,
     eval_frames_ws,
     eval_rows_ws,
-    fd_force_jacobian,
     jac_times,
 )
 
@@ -220,10 +228,7 @@ def alf_variable_advance(m, pat, st, ws, opt, vw, t_out, t_stop, rtol, atol, h_m
                     eval_rows_ws(m, t1, st.q, st.qd, ws.fr, ws.rows)
                     for k in range(st.lam.shape[0]):
                         ws.y[k] = st.lam_star[k] + (st.lam[k] - ws.lam0[k])
-                n_colors = fd_force_jacobian(m, sv, t1, st.q, st.qd, st.u, hs, st.zs, ws.zn, ws.fr, ws.out, ws.cw,
-                                             ws.Qa, ws.Qb, ws.Wx, cf.s, cf.hc, opt.fd_eps, pat.colors, n_colors,
-                                             pat.adj_ptr, pat.adj_idx, pat.adj_rev, ws.dlt, opt.dyn_colors > 0.0,
-                                             ws.rows.jtw, ws.y)
+                n_colors = refresh_tangent(m, sv, pat, st, ws, opt, cf, t1, hs, n_colors)
             status, _, iters, V, n_colors = newton(m, sv, bv, pat, st, ws, opt, cf, t1, hs, False, use_fd, mult,
                                                    n_colors, False)
             iters_sum += iters

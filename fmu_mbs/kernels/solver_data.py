@@ -62,6 +62,8 @@ Options = arrays_type("Options", [
     "dyn_colors",      # 0/1     finite-difference colours from the contact pairs at each tangent refresh
     "fd_every",        # 1       refresh the finite-difference tangent at every k-th step's predictor
     "energy_balance",  # 0/1     per-step energy split (W_diss, W_in); 0: they are NaN
+    "accept_first",    # 0/1     accept a first correction below tol without evaluating after it (not "energy")
+    "analytic_tangent",  # 0/1   the force tangent from the families' closed forms, not finite differences
 ], __name__)
 
 #: sparsity of the iteration matrix (analyses/integrators/pattern.py builds it)

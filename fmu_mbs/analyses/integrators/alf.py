@@ -21,7 +21,7 @@ import numpy as np
 from ...compiler import CompiledModel
 from ...compiler.bodies import translational_coordinates
 from ...compiler.contacts import potential_body_pairs
-from ...compiler.families import FAMILIES, needs_after_step
+from ...compiler.families import FAMILIES, analytic_tangent_covers, has_stiff_elements, needs_after_step
 from ...errors import ConvergenceError
 from ...kernels import integrate_alf as K
 from ...kernels import model_arrays as ma
@@ -57,13 +57,6 @@ ENERGY_SCHEME_SPATIAL = (
 def nonconservative(cm: CompiledModel) -> bool:
     """True if some element family of the model does work that is not elastic (the energy split has work to do)."""
     return any(f.nonconservative(getattr(cm.arrays, f.key)) for f in FAMILIES)
-
-
-def has_stiff_elements(cm: CompiledModel) -> bool:
-    """True if some element with stiffness or damping (a family's ``stiffness`` flag) or a body with internal
-    forces (a flexible or modal body) is in the model: the finite-difference tangent pays off (tangent="auto")."""
-    return any(f.stiffness and len(getattr(cm.arrays, f.key).out_adr) for f in FAMILIES) \
-        or bool(np.any((cm.arrays.body_kind == ma.FLEXIBLE) | (cm.arrays.body_kind == ma.MODAL)))
 
 
 #: bound on the potential contact shape pairs up to which contact couplings enter the static envelope and
@@ -233,8 +226,10 @@ class ALFIntegrator:
     is accepted if its last correction is below this, else it fails), ``max_iter`` (Newton
     iterations per step = residual evaluations and factorisations, >= 2: the last one checks convergence
     and its factorisation serves the projections; a converging step normally takes 2),
-    ``tangent`` ("auto": add the finite-difference force Jacobian (damping and stiffness) when the model has
-    springs, dampers or bushings; "full": always; "constraints": never), ``pivot_tol``, ``fd_eps``,
+    ``tangent`` ("auto": add the force tangent (stiffness and damping) when the model has springs, dampers, beams
+    or bushings; "full": always; "fd": always, by finite differences; "constraints": never; the tangent is the
+    families' closed form when it covers the model, compiler.families.analytic_tangent_covers, else finite
+    differences), ``pivot_tol``, ``fd_eps``,
     ``rho_inf`` (spectral radius of the step's amplification at infinite frequency, in [0, 1]: 1 = the
     trapezoidal rule, no numerical damping; 0 = high frequencies removed in one step), ``max_halvings`` (a
     failed step is redone as two half steps, recursively, up to this many times; 0 = raise at once),
@@ -245,7 +240,10 @@ class ALFIntegrator:
     ``tangent_every`` (refresh the finite-difference tangent at every k-th step's predictor, and whenever Newton
     stalls or a step fails; default: see ``default_tangent_every``); ``energy_balance`` (False:
     skip the per-step energy split, three to four force evaluations per step on models with dampers, friction,
-    contact or inputs; 'energy_dissipated' and 'energy_input' are then NaN)."""
+    contact or inputs; 'energy_dissipated' and 'energy_input' are then NaN); ``accept_first`` (True: a step whose
+    first correction is already below ``tol`` ends there, without the evaluation that checks it; about half the
+    work of a step where the predictor is within tol, as on smooth motion at small steps; Newton leaves about
+    rho x tol, rho its contraction; not with scheme "energy")."""
 
     name = "alf"
     label = "ALF"
@@ -255,13 +253,13 @@ class ALFIntegrator:
                  penalty: float = 1e7, tol: float = 1e-9, accept_tol: float = 1e-6, max_iter: int = 10,
                  tangent: str = "auto", pivot_tol: float = 1e-13, fd_eps: float = 1e-7, rho_inf: float = 1.0,
                  max_halvings: int = 4, scheme: str = "ali3p", tangent_every: int | None = None,
-                 energy_balance: bool = True):
+                 energy_balance: bool = True, accept_first: bool = False):
         if not step > 0.0:
             raise ValueError(f"{self.label} step must be positive, got {step!r}")
         if int(max_iter) < 2:
             raise ValueError(f"max_iter must be at least 2 (a correction and the converged evaluation), got {max_iter}")
-        if tangent not in ("auto", "full", "constraints"):
-            raise ValueError(f"tangent must be 'auto', 'full' or 'constraints', got {tangent!r}")
+        if tangent not in ("auto", "full", "fd", "constraints"):
+            raise ValueError(f"tangent must be 'auto', 'full', 'fd' or 'constraints', got {tangent!r}")
         try:
             rho = float(rho_inf)
         except (TypeError, ValueError):
@@ -284,7 +282,8 @@ class ALFIntegrator:
         self.max_halvings = int(max_halvings)
         initial = initial if initial is not None else assemble(cm)
         n = cm.n_q
-        self.use_fd = tangent == "full" or (tangent == "auto" and has_stiff_elements(cm))
+        self.use_fd = tangent in ("full", "fd") or (tangent == "auto" and has_stiff_elements(cm.arrays))
+        self.analytic_tangent = self.use_fd and tangent != "fd" and analytic_tangent_covers(cm.arrays)
         self.pattern = build_pattern(cm, self.use_fd)
         ev = Evaluator(cm)
         self.m_ref = float(np.max(np.diag(ev.mass(initial.q)))) if n else 1.0
@@ -295,7 +294,9 @@ class ALFIntegrator:
         self.opt = new_options(c=self.penalty * self.m_ref, tol=tol, accept_tol=accept_tol, max_iter=max_iter,
                                use_fd=self.use_fd, noncons=nonconservative(cm), pivot=pivot_tol, fd_eps=fd_eps,
                                rho=self.rho_inf, energy=scheme == "energy", dyn_colors=self.pattern.dynamic_colors,
-                               fd_every=every, energy_balance=bool(energy_balance))
+                               fd_every=every, energy_balance=bool(energy_balance),
+                               accept_first=bool(accept_first) and scheme != "energy",
+                               analytic_tangent=self.analytic_tangent)
         self._kernel = alf_advance
         # state (the arrays q, qd, qdd, lam, u, zs are the live state: the kernel writes them in place)
         self.state = new_state(cm, initial.t, initial.q, initial.qd, initial.qdd, initial.lam)

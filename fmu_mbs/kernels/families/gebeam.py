@@ -283,3 +283,109 @@ def add_planar_element(a, sv, q, mode, k, Q, out):
     out[adr + 4] = 0.0
     out[adr + 5] = mz
     return V
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _entry(adj_ptr, adj_idx, b_row, b_col):
+    """The adjacency entry e of column body b_col whose row body is b_row (Wx[e, i, s] = W[b_row coordinate i, b_col
+    coordinate s], fd_force_jacobian's layout), or -1."""
+    for e in range(adj_ptr[b_col], adj_ptr[b_col + 1]):
+        if adj_idx[e] == b_row:
+            return e
+    return -1
+
+
+@inner_kernel(_nrt=False)
+def add_planar_tangent(a, sv, kq, kv, adj_ptr, adj_idx, Wx):
+    """Wx += kq K + kv C of the planar elements, K = -dQ/dq, C = -dQ/dqd in the node bodies' coordinates (x, y,
+    theta; planar bodies or the ground, frames of sv at q). In v = (d, phi_m, psi), d = x2 - x1 (the markers'
+    origins), phi_m = (phi_1 + phi_2)/2, psi = phi_2 - phi_1, the strain energy U = L0/2 (C_N.g^2 + C_M kz^2) with
+    g = R(phi_m)^T d / L0 - Gamma0 has the Hessian (p = dg/dphi_m = (gh_1, -gh_0), gh = R^T d / L0, N = C_N g the
+    section force):
+
+        U_dd = R C_N R^T / L0,  U_d,phi = R C_N p + R (-N_1, N_0),  U_phi,phi = L0 (p.C_N p - N.gh),  U_psi,psi = C_M/L0
+
+    and the damping's velocity tangent is beta times its material part (the N terms dropped). The markers sit at o =
+    r + a(theta) on their bodies: v = J y for the body coordinates y, plus the load term K[theta, theta] += a.F of each
+    marker's force F. N includes the damping force at the frames' velocities; the damping rate's own dependence on q
+    is left out (a Newton tangent, not the exact one). Returns the number of element blocks that found no adjacency
+    entry (0 unless the pattern is wrong)."""
+    o, R, vo, wm = sv.o, sv.R, sv.vo, sv.wm
+    lost = 0
+    for k in range(a.mi.shape[0]):
+        i = a.mi[k]
+        j = a.mj[k]
+        bi = sv.marker_body[i]
+        bj = sv.marker_body[j]
+        L0 = a.length[k]
+        C = a.stiffness[k]
+        e0 = a.strain0[k]
+        beta = a.beta[k]
+        c1, s1, c2, s2 = R[i, 0, 0], R[i, 1, 0], R[j, 0, 0], R[j, 1, 0]
+        sp, cp = c1 * s2 - s1 * c2, c1 * c2 + s1 * s2
+        ch = math.sqrt(max(0.5 * (1.0 + cp), 0.0))
+        sh = 0.5 * sp / ch if ch > 1e-150 else 1.0
+        cm, sm = c1 * ch - s1 * sh, s1 * ch + c1 * sh
+        dx, dy = o[j, 0] - o[i, 0], o[j, 1] - o[i, 1]
+        gh0 = (cm * dx + sm * dy) / L0
+        gh1 = (cm * dy - sm * dx) / L0
+        n0, n1 = C[0] * (gh0 - e0[0]), C[1] * (gh1 - e0[1])
+        if beta > 0.0:                      # the damping force at the frames' velocities (add_planar_element)
+            w1, w2 = wm[i, 2], wm[j, 2]
+            wmid = 0.5 * (w1 + w2)
+            ddx = vo[j, 0] - vo[i, 0] + wmid * dy
+            ddy = vo[j, 1] - vo[i, 1] - wmid * dx
+            n0 += beta * C[0] * (cm * ddx + sm * ddy) / L0
+            n1 += beta * C[1] * (cm * ddy - sm * ddx) / L0
+        p0, p1 = gh1, -gh0
+        # material part (R C_N R^T / L0, R C_N p, L0 p.C_N p, C_M / L0) and the N terms
+        cn0, cn1 = C[0] / L0, C[1] / L0
+        hxx = cm * cm * cn0 + sm * sm * cn1
+        hxy = cm * sm * (cn0 - cn1)
+        hyy = sm * sm * cn0 + cm * cm * cn1
+        mx = cm * C[0] * p0 - sm * C[1] * p1          # R C_N p
+        my = sm * C[0] * p0 + cm * C[1] * p1
+        mf = L0 * (C[0] * p0 * p0 + C[1] * p1 * p1)
+        mp = C[5] / L0
+        gx = -cm * n1 - sm * n0                       # R (-N_1, N_0)
+        gy = -sm * n1 + cm * n0
+        gf = -L0 * (n0 * gh0 + n1 * gh1)
+        cw = kq + kv * beta                           # W_v = kq U'' + kv beta U''_material
+        vdd = (cw * hxx, cw * hxy, cw * hyy)
+        vdf = (cw * mx + kq * gx, cw * my + kq * gy)
+        vff = cw * mf + kq * gf
+        vpp = cw * mp
+        # v = J y, y = (x1, y1, th1, x2, y2, th2): rows d_x, d_y, phi_m, psi
+        ax1, ay1, ax2, ay2 = 0.0, 0.0, 0.0, 0.0          # marker offsets from the body origins (none on ground)
+        if bi >= 0:
+            ax1, ay1 = o[i, 0] - sv.r[bi, 0], o[i, 1] - sv.r[bi, 1]
+        if bj >= 0:
+            ax2, ay2 = o[j, 0] - sv.r[bj, 0], o[j, 1] - sv.r[bj, 1]
+        Jx = (-1.0, 0.0, ay1, 1.0, 0.0, -ay2)
+        Jy = (0.0, -1.0, -ax1, 0.0, 1.0, ax2)
+        Jf = (0.0, 0.0, 0.5, 0.0, 0.0, 0.5)
+        Jp = (0.0, 0.0, -1.0, 0.0, 0.0, 1.0)
+        nx, ny = cm * n0 - sm * n1, sm * n0 + cm * n1     # the force on marker i (-n on j)
+        load = (kq * (ax1 * nx + ay1 * ny), -kq * (ax2 * nx + ay2 * ny))
+        for rb in range(2):
+            for cb in range(2):
+                b_row = bi if rb == 0 else bj
+                b_col = bi if cb == 0 else bj
+                if b_row < 0 or b_col < 0:                 # the ground has no coordinates
+                    continue
+                e = _entry(adj_ptr, adj_idx, b_row, b_col)
+                if e < 0:
+                    lost += 1
+                    continue
+                for ii in range(3):
+                    r = 3 * rb + ii
+                    ux = vdd[0] * Jx[r] + vdd[1] * Jy[r] + vdf[0] * Jf[r]     # (J^T W_v)[r, :]
+                    uy = vdd[1] * Jx[r] + vdd[2] * Jy[r] + vdf[1] * Jf[r]
+                    uf = vdf[0] * Jx[r] + vdf[1] * Jy[r] + vff * Jf[r]
+                    up = vpp * Jp[r]
+                    for ss in range(3):
+                        c = 3 * cb + ss
+                        Wx[e, ii, ss] += ux * Jx[c] + uy * Jy[c] + uf * Jf[c] + up * Jp[c]
+                if rb == cb:
+                    Wx[e, 2, 2] += load[rb]
+    return lost
