@@ -135,7 +135,9 @@ FMU_MBS_SETTINGS = {"default": {}, "tangent kept 20": {"tangent_every": 20, "ene
                                                               "tangent_every": 20, "energy_balance": False,
                                                               "tol": 1e-7, "accept_first": True},
                     "g-alpha 0.9, tol 1e-7, first": {"integrator": "galpha", "rho_inf": 0.9, "energy_balance": False,
-                                                     "tol": 1e-7, "accept_first": True}}
+                                                     "tol": 1e-7, "accept_first": True},
+                    "g-alpha 0.9, tol 1e-6, first": {"integrator": "galpha", "rho_inf": 0.9, "energy_balance": False,
+                                                     "tol": 1e-6, "accept_first": True}}
 
 
 SPATIAL_VARIANT = "g-alpha 0.9, kept 20, tol 1e-7"    # the spatial model's row in the ladder (its fastest)
