@@ -44,8 +44,11 @@ def test_elf_symbols_equal_the_bitcode_definitions():
     compared = 0
     for name, obj, bitcode in _cached_libraries(dispatchers):
         module = ll.parse_bitcode(bitcode)
-        expected = ({f.name for f in module.functions if not f.is_declaration}
-                    | {g.name for g in module.global_variables if not g.is_declaration})
+        # private symbols (LLVM's switch lookup tables, for one) get no name in the object; nothing outside their
+        # module can refer to them, so the engine does not need them among the defined names
+        expected = ({f.name for f in module.functions if not f.is_declaration and f.linkage != ll.Linkage.private}
+                    | {g.name for g in module.global_variables
+                       if not g.is_declaration and g.linkage != ll.Linkage.private})
         assert elf_defined_symbols(obj) == expected, name
         compared += 1
     assert compared >= 1
