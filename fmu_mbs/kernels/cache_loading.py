@@ -9,7 +9,8 @@ every kernel in the cache never links anything.
 
 So for this library's kernels (those under :class:`KernelCacheLocator`), the bitcode is kept as bytes and parsed
 on first use of ``_shared_module``, and the defined symbols are read from the machine code's ELF symbol table (the
-same names: checked on 1,270 cached kernels of this library, see tests/test_kernel_cache.py). Anything else (another
+same names but LLVM's private ones, such as switch lookup tables, which the object does not name and no other module
+can refer to: checked on the library's cached kernels, see tests/test_kernel_cache.py). Anything else (another
 object format, another numba, another package's kernels) loads exactly as numba does.
 """
 

@@ -96,7 +96,7 @@ def add_element_forces(m, sv, t, q, u, h, zs, zn, mode, Q, out):
 @njit(cache=True, inline="always")
 def add_analytic_tangents(m, sv, kq, kv, adj_ptr, adj_idx, Wx):
     """Wx += kq K + kv C (K = -dQ/dq, C = -dQ/dqd, fd_force_jacobian's block layout) of the families whose kernels
-    give their force tangent in closed form (the registry's ``tangent="analytic"``: the planar geometrically exact
+    give their force tangent in closed form (the registry's ``analytic_tangent=True``: the planar geometrically exact
     beam), at the frames of sv; returns the number of blocks outside the adjacency (0 unless the pattern is wrong)."""
     lost = 0
     if m.gebeam.mi.shape[0] > 0:
