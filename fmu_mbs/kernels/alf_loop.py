@@ -57,6 +57,7 @@ from .row_hessians import add_geometric_stiffness
 from .system import (
     assemble_iteration_matrix,
     body_view,
+    clear_blocks,
     constant_mass,
     eval_frames_ws,
     eval_rows_ws,
@@ -192,12 +193,8 @@ def refresh_tangent(m, sv, pat, st, ws, opt, cf, t1, h, n_colors):
     finite differences (system.fd_force_jacobian). Returns the colour count."""
     if opt.analytic_tangent > 0.0:
         eval_frames_ws(m, st.q, st.qd, ws.fr)
-        Wx = ws.Wx
-        for e in range(Wx.shape[0]):
-            for i in range(Wx.shape[1]):
-                for j in range(Wx.shape[2]):
-                    Wx[e, i, j] = 0.0
-        add_analytic_tangents(m, sv, cf.s, cf.hc, pat.adj_ptr, pat.adj_idx, Wx)
+        clear_blocks(ws.Wx)
+        add_analytic_tangents(m, sv, cf.s, cf.hc, pat.adj_ptr, pat.adj_idx, ws.Wx)
         return n_colors
     return fd_force_jacobian(m, sv, t1, st.q, st.qd, st.u, h, st.zs, ws.zn, ws.fr, ws.out, ws.cw, ws.Qa, ws.Qb, ws.Wx,
                              cf.s, cf.hc, opt.fd_eps, pat.colors, n_colors, pat.adj_ptr, pat.adj_idx, pat.adj_rev,

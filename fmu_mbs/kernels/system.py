@@ -319,6 +319,15 @@ def contact_colors(m, cw, adj_ptr, adj_idx, colors):
     return n_colors
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def clear_blocks(Wx):
+    """Wx = 0 (the tangent blocks, before a refresh adds to them)."""
+    for e in range(Wx.shape[0]):
+        for i in range(Wx.shape[1]):
+            for j in range(Wx.shape[2]):
+                Wx[e, i, j] = 0.0
+
+
 @inner_kernel(_nrt=False)
 def fd_force_jacobian(m, sv, t, q, qd, u, h, zs, zn, fr, out, cw, Q0, Qp, Wx, kq, kv, eps, colors, n_colors, adj_ptr,
                       adj_idx, adj_rev, dlt, dynamic, jtw, lam):
@@ -331,10 +340,7 @@ def fd_force_jacobian(m, sv, t, q, qd, u, h, zs, zn, fr, out, cw, Q0, Qp, Wx, kq
     friction) enter with their reaction frozen (the multipliers ``lam`` and twist rows ``jtw``): only their
     dependence on the slip (and the bristle) is in K, C. Returns the colour count."""
     nb = m.body_kind.shape[0]
-    for e in range(Wx.shape[0]):
-        for i in range(Wx.shape[1]):
-            for j in range(Wx.shape[2]):
-                Wx[e, i, j] = 0.0
+    clear_blocks(Wx)
     mult = has_multiplier_forces(m)
     total_forces_ws(m, sv, t, q, qd, fr, u, h, zs, zn, Q0, out, cw)
     if mult:

@@ -242,13 +242,9 @@ def add_forces(a, sv, q, mode, Q, out):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def add_planar_element(a, sv, q, mode, k, Q, out):
-    """The planar case of add_forces for element k (module docstring); returns its strain energy (J)."""
-    i = a.mi[k]
-    j = a.mj[k]
-    L0 = a.length[k]
-    C = a.stiffness[k]
-    e0 = a.strain0[k]
+def planar_geometry(sv, i, j):
+    """(psi, cm, sm, dx, dy) of a planar element between markers i, j: the relative angle psi = th2 - th1 (rad,
+    wrapped), the mid-point axis (cos, sin of th1 + psi / 2) and the chord d = x2 - x1 (m)."""
     o, R = sv.o, sv.R
     c1, s1, c2, s2 = R[i, 0, 0], R[i, 1, 0], R[j, 0, 0], R[j, 1, 0]
     sp, cp = c1 * s2 - s1 * c2, c1 * c2 + s1 * s2          # sin, cos of psi = th2 - th1
@@ -256,7 +252,31 @@ def add_planar_element(a, sv, q, mode, k, Q, out):
     ch = math.sqrt(max(0.5 * (1.0 + cp), 0.0))               # cos, sin of psi / 2 (|psi| < pi: ch > 0)
     sh = 0.5 * sp / ch if ch > 1e-150 else 1.0
     cm, sm = c1 * ch - s1 * sh, s1 * ch + c1 * sh            # the mid-point axis
-    dx, dy = o[j, 0] - o[i, 0], o[j, 1] - o[i, 1]
+    return psi, cm, sm, o[j, 0] - o[i, 0], o[j, 1] - o[i, 1]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def planar_damping(sv, i, j, cm, sm, dx, dy, L0, C, beta):
+    """The damping parts (N, N, N m) of the section forces n0, n1 and moment mz: beta C times the strain rates
+    Gamma' = R_m^T (d' + d x w_m) / L0, kappa' = (w2 - w1) / L0 (module docstring)."""
+    vo, wm = sv.vo, sv.wm
+    w1, w2 = wm[i, 2], wm[j, 2]
+    wmid = 0.5 * (w1 + w2)
+    ddx = vo[j, 0] - vo[i, 0] + wmid * dy                 # d' + d x w_m, w_m = (0, 0, wmid)
+    ddy = vo[j, 1] - vo[i, 1] - wmid * dx
+    return (beta * C[0] * (cm * ddx + sm * ddy) / L0, beta * C[1] * (cm * ddy - sm * ddx) / L0,
+            beta * C[5] * (w2 - w1) / L0)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def add_planar_element(a, sv, q, mode, k, Q, out):
+    """The planar case of add_forces for element k (module docstring); returns its strain energy (J)."""
+    i = a.mi[k]
+    j = a.mj[k]
+    L0 = a.length[k]
+    C = a.stiffness[k]
+    e0 = a.strain0[k]
+    psi, cm, sm, dx, dy = planar_geometry(sv, i, j)
     g0 = (cm * dx + sm * dy) / L0 - e0[0]
     g1 = (cm * dy - sm * dx) / L0 - e0[1]
     kz = psi / L0 - e0[5]
@@ -264,14 +284,10 @@ def add_planar_element(a, sv, q, mode, k, Q, out):
     V = 0.5 * L0 * (g0 * n0 + g1 * n1 + kz * mz)
     beta = a.beta[k]
     if beta > 0.0 and mode != MODE_CONSERVATIVE:
-        vo, wm = sv.vo, sv.wm
-        w1, w2 = wm[i, 2], wm[j, 2]
-        wmid = 0.5 * (w1 + w2)
-        ddx = vo[j, 0] - vo[i, 0] + wmid * dy                 # d' + d x w_m, w_m = (0, 0, wmid)
-        ddy = vo[j, 1] - vo[i, 1] - wmid * dx
-        n0 += beta * C[0] * (cm * ddx + sm * ddy) / L0
-        n1 += beta * C[1] * (cm * ddy - sm * ddx) / L0
-        mz += beta * C[5] * (w2 - w1) / L0
+        d0, d1, dm = planar_damping(sv, i, j, cm, sm, dx, dy, L0, C, beta)
+        n0 += d0
+        n1 += d1
+        mz += dm
     nx, ny = cm * n0 - sm * n1, sm * n0 + cm * n1
     half = 0.5 * (dx * ny - dy * nx)
     add_marker_wrench_pair(sv, q, i, j, nx, ny, 0.0, 0.0, 0.0, half + mz, 0.0, 0.0, half - mz, Q)
@@ -310,7 +326,7 @@ def add_planar_tangent(a, sv, kq, kv, adj_ptr, adj_idx, Wx):
     marker's force F. N includes the damping force at the frames' velocities; the damping rate's own dependence on q
     is left out (a Newton tangent, not the exact one). Returns the number of element blocks that found no adjacency
     entry (0 unless the pattern is wrong)."""
-    o, R, vo, wm = sv.o, sv.R, sv.vo, sv.wm
+    o = sv.o
     lost = 0
     for k in range(a.mi.shape[0]):
         i = a.mi[k]
@@ -321,22 +337,14 @@ def add_planar_tangent(a, sv, kq, kv, adj_ptr, adj_idx, Wx):
         C = a.stiffness[k]
         e0 = a.strain0[k]
         beta = a.beta[k]
-        c1, s1, c2, s2 = R[i, 0, 0], R[i, 1, 0], R[j, 0, 0], R[j, 1, 0]
-        sp, cp = c1 * s2 - s1 * c2, c1 * c2 + s1 * s2
-        ch = math.sqrt(max(0.5 * (1.0 + cp), 0.0))
-        sh = 0.5 * sp / ch if ch > 1e-150 else 1.0
-        cm, sm = c1 * ch - s1 * sh, s1 * ch + c1 * sh
-        dx, dy = o[j, 0] - o[i, 0], o[j, 1] - o[i, 1]
+        _, cm, sm, dx, dy = planar_geometry(sv, i, j)
         gh0 = (cm * dx + sm * dy) / L0
         gh1 = (cm * dy - sm * dx) / L0
         n0, n1 = C[0] * (gh0 - e0[0]), C[1] * (gh1 - e0[1])
         if beta > 0.0:                      # the damping force at the frames' velocities (add_planar_element)
-            w1, w2 = wm[i, 2], wm[j, 2]
-            wmid = 0.5 * (w1 + w2)
-            ddx = vo[j, 0] - vo[i, 0] + wmid * dy
-            ddy = vo[j, 1] - vo[i, 1] - wmid * dx
-            n0 += beta * C[0] * (cm * ddx + sm * ddy) / L0
-            n1 += beta * C[1] * (cm * ddy - sm * ddx) / L0
+            d0, d1, _ = planar_damping(sv, i, j, cm, sm, dx, dy, L0, C, beta)
+            n0 += d0
+            n1 += d1
         p0, p1 = gh1, -gh0
         # material part (R C_N R^T / L0, R C_N p, L0 p.C_N p, C_M / L0) and the N terms
         cn0, cn1 = C[0] / L0, C[1] / L0
