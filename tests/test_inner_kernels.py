@@ -47,6 +47,10 @@ def _references(tree: ast.AST) -> set[str]:
         if isinstance(node, ast.FunctionDef) and any(
                 _decorator_name(d) in JIT_DECORATORS for d in node.decorator_list):
             compiled.update(id(sub) for sub in ast.walk(node))
+        # the table of kernels called through the bound-call table (kernels/forces.py): bind compiles them for the
+        # addresses it stores, Python never calls them
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "BOUND_FAMILIES" for t in node.targets):
+            compiled.update(id(sub) for sub in ast.walk(node.value))
     names = set()
     for node in ast.walk(tree):
         if id(node) in compiled:
@@ -98,3 +102,38 @@ def test_an_inner_kernel_computes_what_its_python_function_does():
 
     a, b = (0.3, -1.2, 2.0), (1.5, 0.25, -0.7)
     assert through_kernel(a, b) == pytest.approx(tuple(np.cross(a, b)), rel=1e-15)
+
+
+INNER_CACHE_RUN = textwrap.dedent("""
+    import json, numba
+    from fmu_mbs.kernels.contact_geometry import vec
+
+    @numba.njit
+    def through_kernel(a, b):      # compiled in each process: links vec._cross, compiled or loaded from the cache
+        return vec._cross(a, b)
+
+    c = through_kernel((0.3, -1.2, 2.0), (1.5, 0.25, -0.7))
+    (sig, cres), = vec._cross.overloads.items()
+    kinds = [vec._cross._cache._cache_file._load_data(name)[0][1]
+             for name in vec._cross._cache._cache_file._load_index().values()]
+    print(json.dumps({"c": list(c), "library": type(cres.library).__name__,
+                      "address": cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name),
+                      "cached": vec._cross.stats.cache_hits[sig], "kinds": kinds}))
+""")
+
+
+def test_an_inner_kernel_emits_no_machine_code_and_caches_its_bitcode():
+    """Its callers carry its code: the kernel itself is compiled to LLVM bitcode only, cached as such, and a caller
+    compiled in a later process links the cached bitcode (kernels/inner.py, InnerLibrary)."""
+    import json
+    import subprocess
+    import sys
+
+    runs = [json.loads(subprocess.run([sys.executable, "-c", INNER_CACHE_RUN], check=True, capture_output=True,
+                                      text=True).stdout.strip().splitlines()[-1]) for _ in range(2)]
+    expected = np.cross((0.3, -1.2, 2.0), (1.5, 0.25, -0.7))
+    for run in runs:
+        assert run["c"] == pytest.approx(expected.tolist(), rel=1e-15)
+        assert run["library"] == "InnerLibrary" and run["address"] == 0
+        assert run["kinds"] and set(run["kinds"]) == {"bitcode"}
+    assert runs[1]["cached"] == 1

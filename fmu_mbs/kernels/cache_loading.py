@@ -12,6 +12,9 @@ on first use of ``_shared_module``, and the defined symbols are read from the ma
 same names but LLVM's private ones, such as switch lookup tables, which the object does not name and no other module
 can refer to: checked on the library's cached kernels, see tests/test_kernel_cache.py). Anything else (another
 object format, another numba, another package's kernels) loads exactly as numba does.
+
+Inner kernels (kernels/inner.py) are cached as bitcode alone (they have no machine code); theirs load as an
+``InnerLibrary``, ready to be linked into a caller, without being added to the execution engine.
 """
 
 from __future__ import annotations
@@ -99,6 +102,10 @@ def install(locator_class: type) -> None:
 
     def lazy_unserialize(cls, codegen_, state):
         name, kind, data = state
+        if kind == "bitcode" and getattr(_lazy, "on", False):
+            from .inner import inner_library_from_bitcode
+
+            return inner_library_from_bitcode(codegen_, name, data)
         symbols = elf_defined_symbols(data[0]) if kind == "object" and getattr(_lazy, "on", False) else None
         engine = getattr(codegen_, "_engine", None)
         if symbols is None or not isinstance(getattr(engine, "_defined_symbols", None), set):
