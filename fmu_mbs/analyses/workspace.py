@@ -8,6 +8,7 @@ import numpy as np
 
 from ..compiler import CompiledModel
 from ..kernels.contact import new_contact_workspace
+from ..kernels.forces import bind_families
 from ..kernels.integrate_alf import N_SC, SC_T
 from ..kernels.solver_data import Frames, Options, Rows, State, Work
 
@@ -31,7 +32,9 @@ def max_body_coordinates(cm: CompiledModel) -> int:
 
 def new_work(cm: CompiledModel, envelope: int = 0, fd_blocks: int = 1) -> Work:
     """Work arrays of a compiled model; ``envelope``: values of the iteration matrix; ``fd_blocks``: adjacency
-    entries of the finite-difference tangent (1 when there is none)."""
+    entries of the finite-difference tangent (1 when there is none). Binds the force kernels of the model's element
+    families (kernels/forces.bind_families): every kernel that evaluates forces runs with a Work."""
+    bind_families(cm.arrays)
     n, nr, nb, nz = cm.n_q, cm.n_rows, len(cm.body_names), len(cm.arrays.z0)
     nq, ncol = max_body_coordinates(cm), cm.arrays.row_cols.shape[1]
     vec = np.zeros

@@ -15,13 +15,23 @@ switches terms off for the energy split; every family decides which of its
 terms are dissipative or input. Sign conventions: TSDA force positive in tension (seed 004, Haug p. 445), Q = -f
 dl/dq; actuator f > 0 extends; RSDA torque n enters Q = -n dtheta/dq (Haug p. 448). A new family: one line in the
 stage that fits its need (docs/adding-an-element.md).
+
+The families' force kernels are called through the bound-call table (kernels/bound_calls.py), not linked into
+the stages: each is compiled once, and only when a model has elements of its family (``bind_families``, called
+when a solver workspace is built: analyses/workspace.py). A family so called has a slot in ``BOUND_FAMILIES``, a
+kernel returning float64, and parameters named from ``ARGUMENTS``' vocabulary (``a``: its own arrays).
 """
 
 from __future__ import annotations
 
-from numba import njit
+import inspect
+
+import numpy as np
+from numba import njit, typeof, types
 
 from .bodies.dispatch import add_gravity
+from .bound_calls import bind, bound_call, declare
+from .contact import new_contact_workspace
 from .families import (
     actuator,
     belt,
@@ -38,8 +48,61 @@ from .families import (
     spring_damper,
 )
 from .inner import inner_kernel
-from .marker_loads import add_point_wrench
+from .marker_loads import System, add_point_wrench
 from .model_arrays import MODE_FULL
+
+SPRING_DAMPER = declare(0, "spring_damper.add_forces")
+ROTATIONAL_SPRING_DAMPER = declare(1, "rotational_spring_damper.add_forces")
+BUSHING = declare(2, "bushing.add_forces")
+POINT_LOAD = declare(3, "point_load.add_forces")
+ACTUATOR = declare(4, "actuator.add_forces")
+HYDRAULIC_CYLINDER = declare(5, "hydraulic_cylinder.add_forces")
+PASSIVE_CYLINDER = declare(6, "passive_cylinder.add_forces")
+CRUSH_SPRING = declare(7, "crush_spring.add_forces")
+BELT = declare(8, "belt.add_forces")
+JOINT_STOP = declare(9, "joint_stop.add_forces")
+GEBEAM = declare(10, "gebeam.add_forces")
+CONTACT = declare(11, "contact.add_forces")
+
+#: ModelArrays field of the family -> (slot, kernel) of the kernels called through the bound-call table
+BOUND_FAMILIES = {
+    "tsda": (SPRING_DAMPER, spring_damper.add_forces),
+    "rsda": (ROTATIONAL_SPRING_DAMPER, rotational_spring_damper.add_forces),
+    "bush": (BUSHING, bushing.add_forces),
+    "load": (POINT_LOAD, point_load.add_forces),
+    "act": (ACTUATOR, actuator.add_forces),
+    "hyd": (HYDRAULIC_CYLINDER, hydraulic_cylinder.add_forces),
+    "pc": (PASSIVE_CYLINDER, passive_cylinder.add_forces),
+    "crush": (CRUSH_SPRING, crush_spring.add_forces),
+    "belt": (BELT, belt.add_forces),
+    "jstop": (JOINT_STOP, joint_stop.add_forces),
+    "gebeam": (GEBEAM, gebeam.add_forces),
+    "contact": (CONTACT, contact.add_forces),
+}
+
+
+def argument_types(m) -> dict[str, types.Type]:
+    """numba types of the stage arguments a bound family kernel may take, by parameter name, for ModelArrays ``m``
+    (the types the stages pass: contiguous float64 vectors, the System view over contiguous frames)."""
+    vec = types.float64[::1]
+    frames = [np.zeros((1, 3)), np.zeros((1, 3)), np.zeros((1, 3, 3)), np.zeros((1, 3)), np.zeros((1, 3))]
+    sv = System(m.dim, m.gravity, m.marker_body, m.body_kind, m.body_q_adr, m.flex, m.fn_type, m.fn_adr, m.fn_len,
+                m.fn_par, m.curve_par, *frames)
+    return {"m": typeof(m), "sv": typeof(sv), "t": types.float64, "h": types.float64, "mode": types.int64,
+            "q": vec, "u": vec, "zs": vec, "zn": vec, "Q": vec, "out": vec,
+            "cw": typeof(new_contact_workspace(m, pair_capacity=1))}
+
+
+def bind_families(m) -> None:
+    """Bind (compile or load) the force kernel of every family ModelArrays ``m`` has elements of."""
+    known = None
+    for key, (slot, kernel) in BOUND_FAMILIES.items():
+        family = getattr(m, key)
+        if family[0].shape[0] == 0:
+            continue
+        known = known or argument_types(m)
+        names = list(inspect.signature(kernel.py_func).parameters)
+        bind(slot, kernel, [typeof(family) if name == "a" else known[name] for name in names])
 
 
 @njit(cache=True, inline="always")
@@ -67,27 +130,27 @@ def add_element_forces(m, sv, t, q, u, h, zs, zn, mode, Q, out):
     add_gravity(m, q, Q)
     V = 0.0
     if m.tsda.mi.shape[0] > 0:
-        V += spring_damper.add_forces(m.tsda, sv, t, q, mode, Q, out)
+        V += bound_call(SPRING_DAMPER, m.tsda, sv, t, q, mode, Q, out)
     if m.rsda.mi.shape[0] > 0:
-        V += rotational_spring_damper.add_forces(m.rsda, sv, t, q, zs, zn, mode, Q, out)
+        V += bound_call(ROTATIONAL_SPRING_DAMPER, m.rsda, sv, t, q, zs, zn, mode, Q, out)
     if m.bush.mi.shape[0] > 0:
-        V += bushing.add_forces(m.bush, sv, q, mode, Q, out)
+        V += bound_call(BUSHING, m.bush, sv, q, mode, Q, out)
     if m.load.marker.shape[0] > 0:
-        point_load.add_forces(m.load, sv, t, q, mode, Q)
+        bound_call(POINT_LOAD, m.load, sv, t, q, mode, Q)
     if m.act.mi.shape[0] > 0:
-        actuator.add_forces(m.act, sv, t, q, u, mode, Q, out)
+        bound_call(ACTUATOR, m.act, sv, t, q, u, mode, Q, out)
     if m.hyd.mi.shape[0] > 0:
-        hydraulic_cylinder.add_forces(m.hyd, sv, t, q, u, h, zs, zn, mode, Q, out)
+        bound_call(HYDRAULIC_CYLINDER, m.hyd, sv, t, q, u, h, zs, zn, mode, Q, out)
     if m.pc.mi.shape[0] > 0:
-        passive_cylinder.add_forces(m.pc, sv, t, q, u, zs, zn, mode, Q, out)
+        bound_call(PASSIVE_CYLINDER, m.pc, sv, t, q, u, zs, zn, mode, Q, out)
     if m.crush.mi.shape[0] > 0:
-        V += crush_spring.add_forces(m.crush, sv, q, zs, zn, mode, Q, out)
+        V += bound_call(CRUSH_SPRING, m.crush, sv, q, zs, zn, mode, Q, out)
     if m.belt.p_start.shape[0] > 0:
-        V += belt.add_forces(m.belt, sv, t, q, u, zs, zn, mode, Q, out)
+        V += bound_call(BELT, m.belt, sv, t, q, u, zs, zn, mode, Q, out)
     if m.jstop.mi.shape[0] > 0:
-        V += joint_stop.add_forces(m.jstop, sv, q, zs, zn, mode, Q, out)
+        V += bound_call(JOINT_STOP, m.jstop, sv, q, zs, zn, mode, Q, out)
     if m.gebeam.mi.shape[0] > 0:
-        V += gebeam.add_forces(m.gebeam, sv, q, mode, Q, out)
+        V += bound_call(GEBEAM, m.gebeam, sv, q, mode, Q, out)
     if mode == MODE_FULL and u.shape[0] > 0:
         add_marker_inputs(m, sv, q, u, Q)
     return V
@@ -109,7 +172,7 @@ def add_contact_forces(m, sv, q, h, zs, zn, mode, Q, out, cw):
     """Q += the contact forces (kernels/families/contact.py); returns their elastic energy (J)."""
     if m.contact.law.shape[0] == 0:
         return 0.0
-    return contact.add_forces(m, sv, q, h, zs, zn, mode, Q, out, cw)
+    return bound_call(CONTACT, m, sv, q, h, zs, zn, mode, Q, out, cw)
 
 
 @njit(cache=True, inline="always")

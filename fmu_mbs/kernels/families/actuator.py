@@ -12,7 +12,7 @@ N_OUT = 3
 N_STATES = 0
 
 
-@inner_kernel(_nrt=False)
+@inner_kernel(_nrt=False, emit=True)
 def add_forces(a, sv, t, q, u, mode, Q, out):
     """Q += the actuator forces; writes the output blocks."""
     for k in range(a.mi.shape[0]):
@@ -30,3 +30,4 @@ def add_forces(a, sv, t, q, u, mode, Q, out):
         out[o] = l
         out[o + 1] = ld
         out[o + 2] = f
+    return 0.0

@@ -110,7 +110,7 @@ def _segment(a, sv, k, i):
     return line(sv, a.pts[p], a.pts[p + 1])
 
 
-@inner_kernel(_nrt=False)
+@inner_kernel(_nrt=False, emit=True)
 def add_forces(a, sv, t, q, u, zs, zn, mode, Q, out):
     """Q += the belt forces; the webbing states go to zn; writes the output blocks; returns 0 (no potential)."""
     if mode == MODE_CONSERVATIVE:

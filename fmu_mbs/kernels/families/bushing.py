@@ -15,7 +15,7 @@ N_OUT = 6
 N_STATES = 0
 
 
-@inner_kernel(_nrt=False)
+@inner_kernel(_nrt=False, emit=True)
 def add_forces(a, sv, q, mode, Q, out):
     """Q += the bushing forces; writes the output blocks; returns the spring energy (J)."""
     V = 0.0

@@ -84,7 +84,7 @@ def pair_element(shape_body, shape_sig, sig_contact, sig_swap, s, t):
     return c, s, t
 
 
-@inner_kernel(_nrt=False)
+@inner_kernel(_nrt=False, emit=True)
 def add_forces(m, sv, q, h, zs, zn, mode, Q, out, cw):
     """Q += every contact force at the frames of sv; returns the elastic energy of the normal forces (J). Writes the
     candidate contact states zn (records only for the points in contact) and the output blocks; ``cw``: the

@@ -64,7 +64,7 @@ def crush_force(curve_par, curve, ku, rate_d, rate_p, d, dd, d_max, f_max, mode)
     return max(min(fl, fu), 0.0), fl, energy, d_max, f_max
 
 
-@inner_kernel(_nrt=False)
+@inner_kernel(_nrt=False, emit=True)
 def add_forces(a, sv, q, zs, zn, mode, Q, out):
     """Q += the crush forces; the history goes to zn; writes the output blocks; returns the recoverable elastic
     energy (J)."""

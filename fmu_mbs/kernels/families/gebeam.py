@@ -191,7 +191,7 @@ def b_apply(psi, Rm, R2, w):
     return 0.5 * u[0], 0.5 * u[1], 0.5 * u[2]
 
 
-@inner_kernel(_nrt=False)
+@inner_kernel(_nrt=False, emit=True)
 def add_forces(a, sv, q, mode, Q, out):
     """Q += the beam elements' internal forces on their node markers; writes N and M; returns the strain energy
     (J)."""

@@ -16,11 +16,11 @@ N_OUT = N_HYD_OUT
 N_STATES = N_HYD_STATES
 
 
-@inner_kernel(_nrt=False)
+@inner_kernel(_nrt=False, emit=True)
 def add_forces(a, sv, t, q, u, h, zs, zn, mode, Q, out):
     """Q += the cylinder forces with the states advanced over h from zs into zn; writes the output blocks."""
     if mode != MODE_FULL:
-        return
+        return 0.0
     for k in range(a.mi.shape[0]):
         mi = a.mi[k]
         mj = a.mj[k]
@@ -44,3 +44,4 @@ def add_forces(a, sv, t, q, u, h, zs, zn, mode, Q, out):
         out[o + 5] = zn[z + 2]
         out[o + 6] = q1
         out[o + 7] = q2
+    return 0.0

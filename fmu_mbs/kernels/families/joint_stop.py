@@ -63,7 +63,7 @@ def table_torque(curve_par, curve, ku, phi, rate, p_max, t_pmax, n_max, t_nmax, 
     return (tu if conservative else min(max(fl, tu), 0.0)), energy, p_max, t_pmax, n_max, t_nmax
 
 
-@inner_kernel(_nrt=False)
+@inner_kernel(_nrt=False, emit=True)
 def add_forces(a, sv, q, zs, zn, mode, Q, out):
     """Q += the joint-stop torques; the counted angle and the history go to zn; writes the output blocks; returns
     the elastic energy (J)."""

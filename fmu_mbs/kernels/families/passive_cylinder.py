@@ -128,14 +128,14 @@ def element_loads(L, u, ud, Ld, a, wi, alpha_i, acc_p, acc_s, g, par, f):
     return FP, TP, FS
 
 
-@inner_kernel(_nrt=False)
+@inner_kernel(_nrt=False, emit=True)
 def add_forces(a, sv, t, q, u, zs, zn, mode, Q, out):
     """Q += the loads of every passive cylinder on its parent bodies (module docstring), in MODE_FULL only (a power
     port); zn keeps the committed end accelerations (they change only on step acceptance). Output block:
     [length m, speed m/s, drive force N, fi (3) N, fj (3) N, ti (3) N m]: the force on marker_i's and marker_j's
     body at the marker origins and the universal joint's torque on marker_i's body, world axes."""
     if mode != MODE_FULL:
-        return
+        return 0.0
     o, vo, R, wm = sv.o, sv.vo, sv.R, sv.wm
     for k in range(a.mi.shape[0]):
         mi = a.mi[k]
@@ -170,6 +170,7 @@ def add_forces(a, sv, t, q, u, zs, zn, mode, Q, out):
             out[base + 3 + i] = fi[i]
             out[base + 6 + i] = fj[i]
             out[base + 9 + i] = ti[i]
+    return 0.0
 
 
 @njit(cache=True, _nrt=False)

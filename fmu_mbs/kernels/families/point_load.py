@@ -12,11 +12,11 @@ N_OUT = 0
 N_STATES = 0
 
 
-@inner_kernel(_nrt=False)
+@inner_kernel(_nrt=False, emit=True)
 def add_forces(a, sv, t, q, mode, Q):
     """Q += the point loads (fn: (n, 6) time functions of the force and torque components, -1 = none)."""
     if mode != MODE_FULL:
-        return
+        return 0.0
     for k in range(a.marker.shape[0]):
         mk = a.marker[k]
         fn = a.fn[k]
@@ -34,3 +34,4 @@ def add_forces(a, sv, t, q, mode, Q):
             T = (v3, v4, v5)
         add_marker_force(sv, q, mk, F[0], F[1], F[2], 1.0, Q)
         add_marker_torque(sv, q, mk, T[0], T[1], T[2], 1.0, Q)
+    return 0.0

@@ -34,7 +34,7 @@ def rotation_rate_about_z(R, wm, mi, mj):
     return (c * dot_v(wrel, ds) - s * dot_v(wrel, dc)) / (s * s + c * c), ds, dc, s, c
 
 
-@inner_kernel(_nrt=False)
+@inner_kernel(_nrt=False, emit=True)
 def add_forces(a, sv, t, q, zs, zn, mode, Q, out):
     """Q += the RSDA torques; the counted angle goes to zn; writes the output blocks; returns the spring energy."""
     V = 0.0

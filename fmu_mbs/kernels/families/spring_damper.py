@@ -35,7 +35,7 @@ def damper_force(curve_par, curve, c, v, mode):
     return c * v
 
 
-@inner_kernel(_nrt=False)
+@inner_kernel(_nrt=False, emit=True)
 def add_forces(a, sv, t, q, mode, Q, out):
     """Q += the TSDA forces; writes the output blocks; returns the spring energy (J)."""
     V = 0.0
