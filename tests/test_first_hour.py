@@ -61,6 +61,11 @@ def test_set_solver_options_reach_the_integrator(tmp_path, capsys):
     assert "--rho-inf applies to --integrator galpha" in capsys.readouterr().err
     assert main(args + ["solver.integrator=nonsense"]) == 1
     assert "unknown integrator 'nonsense'" in capsys.readouterr().err
+    assert main(args + ["solver.accept_first=1"]) == 0
+    assert main(args + ["solver.accept_first=maybe"]) == 1
+    assert "'maybe' is not a switch" in capsys.readouterr().err
+    assert main(args + ["solver.integrator=explicit", "solver.accept_first=true"]) == 1
+    assert "accept_first" in capsys.readouterr().err                  # not an option of the explicit integrator
 
 
 def test_set_names_a_misspelt_value_and_its_close_matches(capsys):

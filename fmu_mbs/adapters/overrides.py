@@ -8,7 +8,8 @@ them (``<element>.<field>``, ``g[k]``, ``<joint>.s_start``, ``solver.<option>``)
   with the joint held there, as an FMU does;
 - ``<joint>.sd_start``: its initial rate (rad/s or m/s), kept exactly by assembly (the joint's ``sd_start`` field);
 - ``solver.integrator`` (alf, galpha, explicit, reference), ``solver.scheme`` (ali3p, energy), ``solver.rho_inf``,
-  ``solver.tolerance`` (Newton tolerance), ``solver.penalty`` (augmented-Lagrangian penalty): ``simulate`` only.
+  ``solver.tolerance`` (Newton tolerance), ``solver.penalty`` (augmented-Lagrangian penalty), ``solver.accept_first``
+  (1/0: end a step after a first Newton correction below the tolerance): ``simulate`` only.
 
 ``build`` takes the model values and gravity only (built into the FMU).
 """
@@ -29,7 +30,9 @@ SOLVER_OPTIONS = {"integrator": ("integrator", str, "alf, galpha, explicit, vari
                   "scheme": ("scheme", str, "alf: ali3p or energy"),
                   "rho_inf": ("rho_inf", float, "galpha: spectral radius at infinite frequency, in [0, 1]"),
                   "tolerance": ("tol", float, "Newton tolerance of the implicit integrators"),
-                  "penalty": ("penalty", float, "augmented-Lagrangian penalty factor")}
+                  "penalty": ("penalty", float, "augmented-Lagrangian penalty factor"),
+                  "accept_first": ("accept_first", bool, "alf, galpha: 1 ends a step whose first Newton correction is "
+                                   "below the tolerance without a checking evaluation (smooth models, small steps)")}
 
 
 @dataclass
@@ -91,7 +94,7 @@ def apply_settings(model: Model, items: list[str] | None) -> Settings:
         head, _, tail = name.partition(".")
         if head == "solver":
             keyword, kind, _ = SOLVER_OPTIONS[tail]
-            out.solver[keyword] = text if kind is str else _number(item, text)
+            out.solver[keyword] = text if kind is str else _switch(item, text) if kind is bool else _number(item, text)
             continue
         value = _number(item, text)
         if name.startswith("g["):
@@ -103,6 +106,13 @@ def apply_settings(model: Model, items: list[str] | None) -> Settings:
     b.gravity = tuple(gravity)
     out.model = b.build()
     return out
+
+
+def _switch(item: str, text: str) -> bool:
+    value = {"1": True, "true": True, "0": False, "false": False}.get(text.lower())
+    if value is None:
+        raise ValueError(f"--set '{item}': '{text}' is not a switch (1, 0, true or false)")
+    return value
 
 
 def _number(item: str, text: str) -> float:
