@@ -47,10 +47,10 @@ def _references(tree: ast.AST) -> set[str]:
         if isinstance(node, ast.FunctionDef) and any(
                 _decorator_name(d) in JIT_DECORATORS for d in node.decorator_list):
             compiled.update(id(sub) for sub in ast.walk(node))
-        # the table of kernels called through the bound-call table (kernels/forces.py): bind compiles them for the
+        # kernels given a slot of the bound-call table (kernels/forces.py bound_family): bind compiles them for the
         # addresses it stores, Python never calls them
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "BOUND_FAMILIES" for t in node.targets):
-            compiled.update(id(sub) for sub in ast.walk(node.value))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "bound_family":
+            compiled.update(id(sub) for sub in ast.walk(node))
     names = set()
     for node in ast.walk(tree):
         if id(node) in compiled:

@@ -18,7 +18,7 @@ stage that fits its need (docs/adding-an-element.md).
 
 The families' force kernels are called through the bound-call table (kernels/bound_calls.py), not linked into
 the stages: each is compiled once, and only when a model has elements of its family (``bind_families``, called
-when a solver workspace is built: analyses/workspace.py). A family so called has a slot in ``BOUND_FAMILIES``, a
+when a solver workspace is built: analyses/workspace.py). A family so called has a slot (``bound_family``), a
 kernel returning float64, and parameters named from ``ARGUMENTS``' vocabulary (``a``: its own arrays).
 """
 
@@ -51,34 +51,29 @@ from .inner import inner_kernel
 from .marker_loads import System, add_point_wrench
 from .model_arrays import MODE_FULL
 
-SPRING_DAMPER = declare(0, "spring_damper.add_forces")
-ROTATIONAL_SPRING_DAMPER = declare(1, "rotational_spring_damper.add_forces")
-BUSHING = declare(2, "bushing.add_forces")
-POINT_LOAD = declare(3, "point_load.add_forces")
-ACTUATOR = declare(4, "actuator.add_forces")
-HYDRAULIC_CYLINDER = declare(5, "hydraulic_cylinder.add_forces")
-PASSIVE_CYLINDER = declare(6, "passive_cylinder.add_forces")
-CRUSH_SPRING = declare(7, "crush_spring.add_forces")
-BELT = declare(8, "belt.add_forces")
-JOINT_STOP = declare(9, "joint_stop.add_forces")
-GEBEAM = declare(10, "gebeam.add_forces")
-CONTACT = declare(11, "contact.add_forces")
-
 #: ModelArrays field of the family -> (slot, kernel) of the kernels called through the bound-call table
-BOUND_FAMILIES = {
-    "tsda": (SPRING_DAMPER, spring_damper.add_forces),
-    "rsda": (ROTATIONAL_SPRING_DAMPER, rotational_spring_damper.add_forces),
-    "bush": (BUSHING, bushing.add_forces),
-    "load": (POINT_LOAD, point_load.add_forces),
-    "act": (ACTUATOR, actuator.add_forces),
-    "hyd": (HYDRAULIC_CYLINDER, hydraulic_cylinder.add_forces),
-    "pc": (PASSIVE_CYLINDER, passive_cylinder.add_forces),
-    "crush": (CRUSH_SPRING, crush_spring.add_forces),
-    "belt": (BELT, belt.add_forces),
-    "jstop": (JOINT_STOP, joint_stop.add_forces),
-    "gebeam": (GEBEAM, gebeam.add_forces),
-    "contact": (CONTACT, contact.add_forces),
-}
+BOUND_FAMILIES: dict[str, tuple[int, object]] = {}
+
+
+def bound_family(slot: int, key: str, kernel) -> int:
+    """Give family ``key``'s force kernel the bound-call ``slot`` (named module.kernel in messages); returns it."""
+    f = getattr(kernel, "py_func", kernel)
+    BOUND_FAMILIES[key] = (declare(slot, f"{f.__module__.rsplit('.', 1)[-1]}.{f.__name__}"), kernel)
+    return slot
+
+
+SPRING_DAMPER = bound_family(0, "tsda", spring_damper.add_forces)
+ROTATIONAL_SPRING_DAMPER = bound_family(1, "rsda", rotational_spring_damper.add_forces)
+BUSHING = bound_family(2, "bush", bushing.add_forces)
+POINT_LOAD = bound_family(3, "load", point_load.add_forces)
+ACTUATOR = bound_family(4, "act", actuator.add_forces)
+HYDRAULIC_CYLINDER = bound_family(5, "hyd", hydraulic_cylinder.add_forces)
+PASSIVE_CYLINDER = bound_family(6, "pc", passive_cylinder.add_forces)
+CRUSH_SPRING = bound_family(7, "crush", crush_spring.add_forces)
+BELT = bound_family(8, "belt", belt.add_forces)
+JOINT_STOP = bound_family(9, "jstop", joint_stop.add_forces)
+GEBEAM = bound_family(10, "gebeam", gebeam.add_forces)
+CONTACT = bound_family(11, "contact", contact.add_forces)
 
 
 def argument_types(m) -> dict[str, types.Type]:
