@@ -84,6 +84,27 @@ def pytest_unconfigure(config):
         os._exit(_STATUS["code"])
 
 
+# --- temporary files ------------------------------------------------------------------------------------------
+# fmpy's extract() and the FMU hosts leave unpacked FMUs (tens of MB each) in the temporary folder: about 50 per run
+# were left in the system's. Each test process (and the processes it starts: TMPDIR) puts them in a folder of the
+# run's own temporary root instead, removed when the process's session ends.
+@pytest.fixture(scope="session", autouse=True)
+def _temporary_files_of_the_run(tmp_path_factory):
+    import shutil
+    import tempfile
+    folder = tmp_path_factory.mktemp("tempfiles")
+    before = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir = str(folder)
+    os.environ["TMPDIR"] = str(folder)
+    yield folder
+    tempfile.tempdir = before[0]
+    if before[1] is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = before[1]
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 # --- catalogue FMUs, built once per session ---------------------------------------------------------------------
 # Building an FMU (copy the library, pythonfmu, compile the C shim, collect the precompiled kernels, fmpy validate)
 # takes seconds; many test files need the same catalogue FMUs, so they share one build per model and session.
