@@ -128,8 +128,6 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
     With ``precompile`` the FMU carries its kernels compiled for this architecture's generic CPU
     (adapters/kernel_precompile.py: minutes the first time a library version is built, seconds after).
     Raises ModelError for an invalid model and RuntimeError if fmpy validate reports a problem."""
-    from pythonfmu import FmuBuilder
-
     if not isinstance(model, Model):
         model = load_model(model)
     ident = model_identifier(model.name)
@@ -149,25 +147,8 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
         script = stage / f"{module}.py"
         script.write_text(SCRIPT.format(name=model.name, package=package, ident=ident, description=description),
                           encoding="utf-8")
-        old_path = list(sys.path)
-        loaded = {name: mod for name, mod in sys.modules.items() if name.split(".")[0] == package}
-        for name in loaded:     # the build imports the staged copy, as in a fresh process
-            del sys.modules[name]
-        try:
-            FmuBuilder.build_FMU(script, dest=fmu_path,
-                                 project_files=[stage / package, stage / "model.json", stage / "requirements.txt"],
-                                 canGetAndSetFMUstate=True, canSerializeFMUstate=True,
-                                 canHandleVariableCommunicationStepSize=True)
-        finally:
-            sys.path[:] = old_path
-            # pythonfmu imported the entry script and the library copy from the staging folder, which is deleted
-            # below: forget both, so that an FMU run later in this process imports the copy it carries (a module of
-            # the deleted folder fails at its first lazy import, e.g. model/modal_data.py). A copy that FMUs of
-            # this process had loaded before is put back as it was: dropping it too left their instances to import
-            # parts of it again beside the old ones, and classes of two imports met ("KeyError: <class ...Bushing>")
-            for name in [m for m in sys.modules if m == module or m.split(".")[0] == package]:
-                del sys.modules[name]
-            sys.modules.update(loaded)
+        _describe(script, fmu_path, [stage / package, stage / "model.json", stage / "requirements.txt"],
+                  portable=precompile)
         _install_binary(fmu_path, stage, module, ident)
     _add_bytecode(fmu_path)
     if precompile:
@@ -179,6 +160,49 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
         if problems:
             raise RuntimeError(f"FMU '{fmu_path}' failed fmpy validate:\n  " + "\n  ".join(problems))
     return fmu_path
+
+
+#: pythonfmu's build (it imports the entry script and instantiates the slave to list its variables), in a child
+DESCRIBE = """
+import json, sys
+from pathlib import Path
+from pythonfmu import FmuBuilder
+args = json.loads(sys.argv[1])
+FmuBuilder.build_FMU(Path(args["script"]), dest=Path(args["dest"]), project_files=[Path(p) for p in args["files"]],
+                     canGetAndSetFMUstate=True, canSerializeFMUstate=True, canHandleVariableCommunicationStepSize=True)
+"""
+
+
+def _describe(script: Path, fmu_path: Path, files: list[Path], portable: bool) -> None:
+    """pythonfmu's build of the FMU (modelDescription.xml from an instance of the slave, then the zip) in a child
+    process, never in this one. The slave runs kernels of the staged library copy when it is created (a model
+    exposing ``<joint>.s_start`` is assembled for the parameter's start value): in this process they compiled for
+    the host CPU (~3 min the first time) and typed the copy's ModelArrays with the staged module's class, so an FMU
+    of the same copy run later in this process missed its shipped kernels (another class in the signature) and
+    compiled them again. For an FMU with shipped kernels the child compiles, or loads, them as the precompile
+    does: for the generic CPU, into the portable cache that the precompile then uses
+    (adapters/kernel_precompile.py)."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    if portable:
+        from .kernel_precompile import portable_environment
+        env.update(portable_environment())
+        env.pop("NUMBA_CACHE_DIR", None)
+    args = json.dumps({"script": str(script), "dest": str(fmu_path), "files": [str(f) for f in files]})
+    proc = subprocess.Popen([sys.executable, "-c", DESCRIBE, args], cwd=script.parent, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    for line in proc.stdout:    # passed on as they come: compile notices (a first build takes minutes), warnings
+        lines.append(line)
+        text = line.rstrip()
+        if text.startswith("fmu-mbs: "):
+            text = f"fmu-mbs: {fmu_path.name}: {text[len('fmu-mbs: '):]}"
+        print(text, file=sys.stderr, flush=True)
+    if proc.wait() != 0 or not fmu_path.is_file():
+        raise RuntimeError(f"building '{fmu_path.name}' failed: pythonfmu's build of the model description "
+                           f"(exit {proc.returncode}):\n" + "".join(lines)[-3000:])
 
 
 def _install_binary(fmu_path: Path, stage: Path, module: str, ident: str) -> None:

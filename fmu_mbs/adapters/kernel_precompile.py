@@ -43,6 +43,7 @@ WORKLOAD = textwrap.dedent("""
     from fmpy.fmi2 import FMU2Slave
     fmu, package = sys.argv[1], sys.argv[2]
     unzipdir = extract(fmu)
+    __import__("atexit").register(shutil.rmtree, unzipdir, True)   # a run that raises leaves no extracted FMU
     md = read_model_description(fmu)
     refs = [v.valueReference for v in md.modelVariables if v.causality == "output"]
     step = float(md.defaultExperiment.stepSize) if md.defaultExperiment and md.defaultExperiment.stepSize else 1e-3
@@ -105,11 +106,17 @@ def portable_cache_root() -> str:
     return os.path.join(os.path.dirname(kernel_cache_dir()), "portable")
 
 
+def portable_environment(root: str | None = None) -> dict[str, str]:
+    """Environment variables of a process that compiles (or loads) this library copy's kernels for the generic CPU
+    in the portable cache (``root``: its folder, default portable_cache_root())."""
+    return {"NUMBA_CPU_NAME": PORTABLE_CPU[0], "NUMBA_CPU_FEATURES": PORTABLE_CPU[1],
+            "FMU_MBS_CACHE_DIR": root or portable_cache_root()}
+
+
 def _run_workload(fmu_path: Path, package: str, root: str, timeout: float) -> dict:
     """Run WORKLOAD on ``fmu_path``; the FMU's compile messages (its FMI log, which fmpy prints on standard output:
     kernels/compile_notice.py) are passed on to standard error as they come, so a first build says how far it got."""
-    env = dict(os.environ, NUMBA_CPU_NAME=PORTABLE_CPU[0], NUMBA_CPU_FEATURES=PORTABLE_CPU[1],
-               FMU_MBS_CACHE_DIR=root, PYTHONUNBUFFERED="1")
+    env = dict(os.environ, **portable_environment(root), PYTHONUNBUFFERED="1")
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     env.pop("NUMBA_CACHE_DIR", None)
     out: list[str] = []
