@@ -10,6 +10,7 @@ import json
 import math
 import subprocess
 import sys
+import zipfile
 from collections import namedtuple
 from pathlib import Path
 
@@ -141,6 +142,16 @@ def test_fmu_energy_balance_closes_with_an_input_force_and_the_sums_roll_back(tm
     for _ in range(30):
         t = step(t)
     assert np.array_equal(np.array(rows[1:]), first)
+
+
+def test_a_build_into_a_relative_folder(tmp_path, monkeypatch):
+    """``python build_fmu.py -o dist`` (the README's main job): a relative destination is the working folder's, also
+    for the child process that writes the model description (it runs in the staging folder, where the FMU once
+    landed and was deleted with it)."""
+    monkeypatch.chdir(tmp_path)
+    path = build_fmu(MODELS / "pendulum.json", "dist", validate=False, precompile=False)
+    assert path.resolve() == tmp_path / "dist" / "pendulum.fmu"
+    assert zipfile.is_zipfile(path)
 
 
 def test_a_built_fmu_leaves_no_module_of_its_deleted_staging_folder(tmp_path):

@@ -190,7 +190,9 @@ def _describe(script: Path, fmu_path: Path, files: list[Path], portable: bool) -
         from .kernel_precompile import portable_environment
         env.update(portable_environment())
         env.pop("NUMBA_CACHE_DIR", None)
-    args = json.dumps({"script": str(script), "dest": str(fmu_path), "files": [str(f) for f in files]})
+    # absolute paths: the child runs in the staging folder (a relative dest, "dist", would land there)
+    args = json.dumps({"script": str(script.resolve()), "dest": str(fmu_path.resolve()),
+                       "files": [str(f.resolve()) for f in files]})
     proc = subprocess.Popen([sys.executable, "-c", DESCRIBE, args], cwd=script.parent, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines = []
