@@ -40,11 +40,12 @@ STEPS = 1000
 
 
 @njit
-def _forces(n, m, fr, q, qd, u, h, zs, zn, Q, out, cw):
+def _forces(n, m, fr, t, q, qd, u, h, zs, zn, mode, Q, out, cw):
+    """(t, mode: arguments, not literals: a bound family kernel's call is typed for float64 and int64)"""
     for _ in range(n):
         eval_frames(m, q, qd, fr)
         Q[:] = 0.0
-        eval_forces(m, fr, 0.0, q, u, h, zs, zn, 0, Q, out, cw)
+        eval_forces(m, fr, t, q, u, h, zs, zn, mode, Q, out, cw)
         add_body_forces(m, q, qd, Q)
 
 
@@ -84,7 +85,7 @@ def kernels(cm, start, n: int = 20000) -> dict:
     """CPU us per call of the force, mass and constraint kernels at the assembled state."""
     ev, m = Evaluator(cm), cm.arrays
     q, qd = start.q.copy(), start.qd.copy()
-    f_args = (m, ev.ws.fr, q, qd, ev.u, ev.h, ev.zs, ev.zn, ev.Q, ev.out, ev.ws.cw)
+    f_args = (m, ev.ws.fr, 0.0, q, qd, ev.u, ev.h, ev.zs, ev.zn, 0, ev.Q, ev.out, ev.ws.cw)
     c_args = (m, ev.ws.fr, q, qd, ev.phi, ev.jac, ev.nu, ev.gamma, ev.jtw)
     out = {}
     for name, fn, args in (("forces", _forces, f_args), ("mass", _mass, (m, q, ev.M)),
