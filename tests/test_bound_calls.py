@@ -103,3 +103,41 @@ def test_only_the_families_a_model_has_are_bound():
     assert seen[models[0]] == []
     assert seen[models[1]] == ["actuator.add_forces"]
     assert seen[models[2]] == ["actuator.add_forces", "contact.add_forces"]
+
+
+
+REBIND = textwrap.dedent("""
+    import sys
+    from numba import njit, types
+    from fmu_mbs.analyses.simulate import simulate
+    from fmu_mbs.compiler import compile_model
+    from fmu_mbs.kernels import bound_calls, forces
+    from fmu_mbs.model import load_model
+    typed = []
+    argument_types = forces.argument_types
+    forces.argument_types = lambda m: typed.append(1) or argument_types(m)
+    cm = compile_model(load_model(sys.argv[1]))
+    first = simulate(cm, 0.05, 1e-3).q[-1]
+    (m, ((slot, kernel, argtys, fp),)), = forces._BOUND     # the crane's one family: its actuators
+    assert slot == forces.ACTUATOR and bound_calls.is_bound(slot, fp)
+
+    @njit
+    def other(a):
+        return a[0]
+    bound_calls.bind(slot, other, (types.float64[::1],))    # as a model whose kernel has other types would
+    assert not bound_calls.is_bound(slot, fp)
+    second = simulate(cm, 0.05, 1e-3).q[-1]
+    assert bound_calls.is_bound(slot, fp)
+    assert (first == second).all()
+    print(len(typed))
+""")
+
+
+def test_a_model_types_its_bindings_once_and_rebinds_a_slot_taken_since():
+    """bind_families works out a model's argument types once (numba's typeof over ~700 arrays, ~10 ms, was paid by
+    each of the three workspaces of every ``simulate``); a slot that another model bound to other types in between
+    is bound again, and the run is the same to the bit."""
+    out = subprocess.run([sys.executable, "-c", REBIND, str(ROOT / "models" / "crane.json")], capture_output=True,
+                         text=True, env=dict(os.environ), timeout=1800)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == "1"     # typed once over two simulate calls (six workspaces)

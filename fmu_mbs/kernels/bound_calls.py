@@ -113,7 +113,7 @@ def bind(slot: int, dispatcher, argtys: Sequence[types.Type]) -> None:
     already bound to the same types is left as it is."""
     argtys = tuple(canonical(t) for t in argtys)
     fp = fingerprint(argtys)
-    if _TABLE[2 * slot + 1] == fp and _TABLE[2 * slot]:
+    if is_bound(slot, fp):
         return
     dispatcher.compile(argtys)
     cres = dispatcher.overloads[argtys]
@@ -125,6 +125,11 @@ def bind(slot: int, dispatcher, argtys: Sequence[types.Type]) -> None:
         raise RuntimeError(f"bound call {SLOT_NAMES.get(slot, slot)}: no native entry for {argtys}")
     _TABLE[2 * slot] = address
     _TABLE[2 * slot + 1] = fp
+
+
+def is_bound(slot: int, fp: int) -> bool:
+    """True if ``slot`` holds a kernel for the argument types of fingerprint ``fp``."""
+    return _TABLE[2 * slot + 1] == fp and _TABLE[2 * slot] != 0
 
 
 def bound_slots() -> dict[str, bool]:

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit, typeof, types
 
 from .bodies.dispatch import add_gravity
-from .bound_calls import bind, bound_call, declare
+from .bound_calls import bind, bound_call, canonical, declare, fingerprint, is_bound
 from .contact import new_contact_workspace
 from .families import (
     actuator,
@@ -88,8 +88,14 @@ def argument_types(m) -> dict[str, types.Type]:
             "cw": typeof(new_contact_workspace(m, pair_capacity=1))}
 
 
-def bind_families(m) -> None:
-    """Bind (compile or load) the force kernel of every family ModelArrays ``m`` has elements of."""
+#: bind_families' memo: the last ModelArrays objects bound, each with its (slot, kernel, canonical types, fingerprint)
+_BOUND: list[tuple[object, list[tuple[int, object, tuple, int]]]] = []
+_BOUND_KEPT = 8
+
+
+def _family_bindings(m) -> list[tuple[int, object, tuple, int]]:
+    """(slot, kernel, canonical argument types, fingerprint) of every family ModelArrays ``m`` has elements of."""
+    out = []
     known = None
     for key, (slot, kernel) in BOUND_FAMILIES.items():
         family = getattr(m, key)
@@ -97,7 +103,24 @@ def bind_families(m) -> None:
             continue
         known = known or argument_types(m)
         names = list(inspect.signature(kernel.py_func).parameters)
-        bind(slot, kernel, [typeof(family) if name == "a" else known[name] for name in names])
+        argtys = tuple(canonical(typeof(family) if name == "a" else known[name]) for name in names)
+        out.append((slot, kernel, argtys, fingerprint(argtys)))
+    return out
+
+
+def bind_families(m) -> None:
+    """Bind (compile or load) the force kernel of every family ModelArrays ``m`` has elements of. The types are
+    worked out once per ModelArrays object (numba's typeof over its ~700 arrays took ~10 ms, paid by every solver
+    workspace: three per ``simulate``, one per FMU instance); a later call only checks the table and binds again
+    the slots another model bound to other types."""
+    bindings = next((b for known_m, b in _BOUND if known_m is m), None)
+    if bindings is None:
+        bindings = _family_bindings(m)
+        _BOUND.insert(0, (m, bindings))
+        del _BOUND[_BOUND_KEPT:]
+    for slot, kernel, argtys, fp in bindings:
+        if not is_bound(slot, fp):
+            bind(slot, kernel, argtys)
 
 
 @njit(cache=True, inline="always")
