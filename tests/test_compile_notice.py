@@ -103,7 +103,8 @@ def test_a_first_fmu_build_passes_the_compile_messages_on(tmp_path, monkeypatch,
         print("[WARNING] fmu-mbs: compiling kernels (first run only: minutes of CPU) (first: eval_curve)")
         print("[OK] something else")
         print("[WARNING] fmu-mbs: still compiling kernels: 7 compiled, 20 s")
-        print(json.dumps({"loaded": [], "misses": 7, "failed": []}))
+        print('{"not": "the result"}')
+        print(sys.argv[4] + json.dumps({"loaded": [], "misses": 7, "failed": []}))
         mode = sys.argv[2]
         if mode == "fail":
             print("the FMU went wrong", file=sys.stderr)
@@ -122,4 +123,35 @@ def test_a_first_fmu_build_passes_the_compile_messages_on(tmp_path, monkeypatch,
     t0 = time.monotonic()
     with pytest.raises(RuntimeError, match=r"killed after 2 s"):
         kp._run_workload(fmu, "hang", str(tmp_path), 2.0)
+    assert time.monotonic() - t0 < 30.0
+
+
+def test_the_description_child_passes_its_output_on_and_cannot_hang_a_build(tmp_path, monkeypatch, capsys):
+    """pythonfmu's description step (adapters/fmu_build._describe) runs in a child process like the precompile:
+    its compile lines are named by the FMU, its other output (warnings) passed on, and a child that hangs is killed
+    after the timeout with its output in the error."""
+    import pytest
+
+    from fmu_mbs.adapters import fmu_build
+    child = textwrap.dedent("""
+        import json, sys, time
+        from pathlib import Path
+        args = json.loads(sys.argv[1])
+        print("fmu-mbs: compiling kernels (first run only: minutes of CPU)", file=sys.stderr)
+        print("UserWarning: something pythonfmu said")
+        if Path(args["script"]).stem == "hang":
+            time.sleep(60)
+        Path(args["dest"]).write_bytes(b"PK")
+    """)
+    monkeypatch.setattr(fmu_build, "DESCRIBE", child)
+    (tmp_path / "ok.py").write_text("")
+    fmu_build._describe(tmp_path / "ok.py", tmp_path / "model.fmu", [], portable=False)
+    assert (tmp_path / "model.fmu").read_bytes() == b"PK"
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["fmu-mbs: model.fmu: compiling kernels (first run only: minutes of CPU)",
+                   "UserWarning: something pythonfmu said"]
+    (tmp_path / "hang.py").write_text("")
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"(?s)'other.fmu' failed \(killed after 2 s\).*something pythonfmu said"):
+        fmu_build._describe(tmp_path / "hang.py", tmp_path / "other.fmu", [], portable=False, timeout=2.0)
     assert time.monotonic() - t0 < 30.0

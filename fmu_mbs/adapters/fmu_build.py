@@ -173,7 +173,7 @@ FmuBuilder.build_FMU(Path(args["script"]), dest=Path(args["dest"]), project_file
 """
 
 
-def _describe(script: Path, fmu_path: Path, files: list[Path], portable: bool) -> None:
+def _describe(script: Path, fmu_path: Path, files: list[Path], portable: bool, timeout: float = 7200.0) -> None:
     """pythonfmu's build of the FMU (modelDescription.xml from an instance of the slave, then the zip) in a child
     process, never in this one. The slave runs kernels of the staged library copy when it is created (a model
     exposing ``<joint>.s_start`` is assembled for the parameter's start value): in this process they compiled for
@@ -182,29 +182,16 @@ def _describe(script: Path, fmu_path: Path, files: list[Path], portable: bool) -
     compiled them again. For an FMU with shipped kernels the child compiles, or loads, them as the precompile
     does: for the generic CPU, into the portable cache that the precompile then uses
     (adapters/kernel_precompile.py)."""
-    import os
-    import subprocess
+    from .build_child import run_build_child
+    from .kernel_precompile import portable_environment
 
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    if portable:
-        from .kernel_precompile import portable_environment
-        env.update(portable_environment())
-        env.pop("NUMBA_CACHE_DIR", None)
     # absolute paths: the child runs in the staging folder (a relative dest, "dist", would land there)
     args = json.dumps({"script": str(script.resolve()), "dest": str(fmu_path.resolve()),
                        "files": [str(f.resolve()) for f in files]})
-    proc = subprocess.Popen([sys.executable, "-c", DESCRIBE, args], cwd=script.parent, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines = []
-    for line in proc.stdout:    # passed on as they come: compile notices (a first build takes minutes), warnings
-        lines.append(line)
-        text = line.rstrip()
-        if text.startswith("fmu-mbs: "):
-            text = f"fmu-mbs: {fmu_path.name}: {text[len('fmu-mbs: '):]}"
-        print(text, file=sys.stderr, flush=True)
-    if proc.wait() != 0 or not fmu_path.is_file():
-        raise RuntimeError(f"building '{fmu_path.name}' failed: pythonfmu's build of the model description "
-                           f"(exit {proc.returncode}):\n" + "".join(lines)[-3000:])
+    run = run_build_child(DESCRIBE, [args], fmu_path, portable_environment() if portable else {}, timeout,
+                          echo_all=True, cwd=script.parent)
+    if run.returncode != 0 or not fmu_path.is_file():
+        raise RuntimeError(run.failure("pythonfmu's build of the model description", fmu_path.name, timeout))
 
 
 def _install_binary(fmu_path: Path, stage: Path, module: str, ident: str) -> None:

@@ -14,21 +14,22 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import textwrap
-import threading
 import zipfile
 from pathlib import Path
 
+from .build_child import run_build_child
 from .shipped_kernels import FOLDER, MANIFEST, PORTABLE_CPU
 
 #: switch settings run besides the defaults (each selects other kernels; model/ and adapters/fmu_slave.py)
 VARIANTS = ({"solver.integrator": 1}, {"solver.integrator": 2}, {"solver.integrator": 3}, {"solver.integrator": 4},
             {"solver.scheme": 1}, {"solver.input_interpolation": 1})
 
-#: the FMU run that decides which kernels are shipped (one process; prints one JSON line)
+#: the prefix of the workload's result line (JSON) in its output, which also carries its FMI log and warnings
+RESULT = "fmu-mbs-precompile-result: "
+
+#: the FMU run that decides which kernels are shipped (one process; prints the RESULT line)
 WORKLOAD = textwrap.dedent("""
     import json, os, shutil, sys, tempfile
     from numba.core import caching
@@ -92,7 +93,8 @@ WORKLOAD = textwrap.dedent("""
                 stats = getattr(obj, "stats", None)
                 if stats is not None and hasattr(stats, "cache_misses"):
                     misses += sum(stats.cache_misses.values())
-    print(json.dumps({"loaded": sorted(loaded), "misses": misses, "failed": failed}))
+    print()     # the result on a line of its own (after any unterminated warning text)
+    print(sys.argv[4] + json.dumps({"loaded": sorted(loaded), "misses": misses, "failed": failed}))
     sys.stdout.flush()
     shutil.rmtree(unzipdir, ignore_errors=True)
     os._exit(0)
@@ -116,35 +118,12 @@ def portable_environment(root: str | None = None) -> dict[str, str]:
 def _run_workload(fmu_path: Path, package: str, root: str, timeout: float) -> dict:
     """Run WORKLOAD on ``fmu_path``; the FMU's compile messages (its FMI log, which fmpy prints on standard output:
     kernels/compile_notice.py) are passed on to standard error as they come, so a first build says how far it got."""
-    env = dict(os.environ, **portable_environment(root), PYTHONUNBUFFERED="1")
-    env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    env.pop("NUMBA_CACHE_DIR", None)
-    out: list[str] = []
-    with tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen([sys.executable, "-c", WORKLOAD, str(fmu_path), package, json.dumps(VARIANTS)],
-                                env=env, stdout=subprocess.PIPE, stderr=err, text=True)
-        timer = threading.Timer(timeout, proc.kill)
-        timer.start()
-        try:
-            for line in proc.stdout:
-                out.append(line)
-                if "compiling kernels" in line:
-                    print(f"fmu-mbs: {fmu_path.name}: {line.strip().split('fmu-mbs: ', 1)[-1]}", file=sys.stderr,
-                          flush=True)
-            proc.wait()
-        finally:
-            timer.cancel()
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        err.seek(0)
-        stderr = err.read()
-    lines = [ln for ln in out if ln.startswith("{")]
-    if proc.returncode != 0 or not lines:
-        raise RuntimeError(f"precompiling the kernels of '{fmu_path.name}' failed (exit {proc.returncode}"
-                           + (f", killed after {timeout:.0f} s" if proc.returncode == -9 else "") + "):\n"
-                           + (stderr or "".join(out))[-3000:])
-    return json.loads(lines[-1])
+    run = run_build_child(WORKLOAD, [str(fmu_path), package, json.dumps(VARIANTS), RESULT], fmu_path,
+                          portable_environment(root), timeout)
+    results = [ln[len(RESULT):] for ln in run.lines if ln.startswith(RESULT)]
+    if run.returncode != 0 or not results:
+        raise RuntimeError(run.failure("precompiling the kernels", fmu_path.name, timeout))
+    return json.loads(results[-1])
 
 
 def precompile(fmu_path: Path, package: str, timeout: float = 7200.0) -> list[tuple[str, bytes]]:
