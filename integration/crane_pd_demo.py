@@ -93,7 +93,7 @@ def main(out_dir: str = "out") -> Path:
         fmu_path = build_fmu(model_path, tmp)
         md = read_model_description(str(fmu_path))
         vr = {v.name: v.valueReference for v in md.modelVariables}
-        fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract(str(fmu_path)),
+        fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract(str(fmu_path), unzipdir=str(Path(tmp, "unzipped"))),
                         modelIdentifier=md.coSimulation.modelIdentifier, instanceName="crane")
         fmu.instantiate()
         fmu.setupExperiment(startTime=0.0)
