@@ -122,3 +122,18 @@ def test_alf_with_a_tolerance_selects_it_and_bad_options():
         ALFVariableIntegrator(cm, 0.1, norm="l1")
     with pytest.raises(ValueError, match="rho_inf"):
         ALFVariableIntegrator(cm, 0.1, rho_inf=0.8)
+
+
+def test_a_tolerance_below_the_implicit_steps_floor_is_refused_up_front():
+    """rtol 1e-8 asked each step for a local error of 3e-14 (local_share): the step collapsed on the estimate's
+    round-off after 0.04 s of the pendulum (bench/work_precision.py). It is refused with the smallest rtol the
+    integrator takes and the integrator that reaches further; that smallest rtol is accepted."""
+    from fmu_mbs.analyses.integrators.alf_variable import LOCAL_FLOOR, SMALLEST_RTOL, local_share
+
+    assert local_share(SMALLEST_RTOL) * SMALLEST_RTOL == pytest.approx(LOCAL_FLOOR, rel=0.01)
+    cm = compile_model(load_model(MODELS / "pendulum.json"))
+    with pytest.raises(ValueError, match=r"(?s)local error of 3.2e-14.*rtol and atol >= 1e-07.*'variable'"):
+        ALFVariableIntegrator(cm, 0.1, rtol=1e-8)
+    with pytest.raises(ValueError, match="local error"):
+        simulate(cm, 0.5, 0.1, integrator="alf", rtol=1e-6, atol=1e-9)
+    ALFVariableIntegrator(cm, 0.1, rtol=SMALLEST_RTOL)
