@@ -122,14 +122,19 @@ def plot(results: dict, png: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     names = list(results)
-    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), squeeze=False)
+    cols = min(3, len(names))
+    rows = -(-len(names) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.9 * rows), squeeze=False)
+    for ax in axes.flat[len(names):]:
+        ax.set_visible(False)
     style = {"ALF": "o-", "explicit": "s-", "variable": "^-", "alf-variable": "v-", "Exudyn": "x--"}
-    for ax, name in zip(axes[0], names):
+    colour = {label: f"C{k}" for k, label in enumerate(style)}      # the same colour in every panel
+    for ax, name in zip(axes.flat, names):
         for label, mark in style.items():
             pts = [p for p in results[name]["points"] if p["integrator"] == label and "accuracy" in p]
             if pts:
                 ax.loglog([p["cpu_per_s"] for p in pts], [max(p["accuracy"], 1e-16) for p in pts], mark,
-                          label=label)
+                          color=colour[label], label=label)
         ax.set_title(name, fontsize=10)
         ax.set_xlabel("CPU time per simulated second (s)")
         ax.set_ylabel(results[name]["what"], fontsize=8)
