@@ -41,6 +41,10 @@ def main(folder: str) -> None:
     from fmpy import simulate_fmu
 
     from fmu_mbs.adapters.fmu_build import build_fmu
+    # fmpy extracts each FMU it simulates into a temporary folder: inside ours, so that a kill leaves nothing in the
+    # system's (a one-process test run left one unpacked FMU there per run)
+    tempfile.tempdir = folder
+    os.environ["TMPDIR"] = folder
     threading.Thread(target=_stop_with_the_session, args=(os.getppid(), folder), daemon=True).start()
     for path in sorted(MODELS.glob("*.json")):
         try:
