@@ -45,8 +45,8 @@ def local_share(rtol: float) -> float:
 #: round-off and Newton's tolerance (a tenth of it) are the error, and the step collapses (measured: the pendulum at
 #: rtol 1e-8, local 3e-14, failed at t = 0.04 s; at rtol 1e-7, local 1e-11, it meets the tolerance)
 LOCAL_FLOOR = 1e-12
-#: the rtol (= atol) whose local error with local_share is LOCAL_FLOOR: rtol^(3/2) / sqrt(1000) = LOCAL_FLOOR
-SMALLEST_RTOL = 1e-7
+#: the rtol (= atol) whose local error with local_share is LOCAL_FLOOR: rtol^(3/2) / sqrt(1000) = LOCAL_FLOOR (1e-7)
+SMALLEST_RTOL = (LOCAL_FLOOR * math.sqrt(1000.0)) ** (2.0 / 3.0)
 
 #: error per unit step (s) when > 0: the local error of a step of size h may be h / UNIT_STEP of the tolerance.
 #: Off (0) by default: it keeps the global error proportional to rtol, but a round-off floor of the estimate then
@@ -87,8 +87,9 @@ class ALFVariableIntegrator(OutputTimes, ALFIntegrator):
         if not 0.0 < share <= 1.0:
             raise ValueError(f"share must be in (0, 1], got {share!r}")
         if share * atol < LOCAL_FLOOR * (1.0 - 1e-9):
-            raise ValueError(f"{self.label}: rtol {rtol:g}, atol {atol:g} ask each step for a local error of "
-                             f"{share * atol:.2g} (a second-order method's share of the tolerance, local_share), "
+            raise ValueError(f"model '{cm.model.name}', {self.label}: rtol {rtol:g}, atol {atol:g} ask each step "
+                             f"for a local error of {share * atol:.2g} (a second-order method's share of the "
+                             f"tolerance, local_share), "
                              f"below what an implicit step resolves in double precision ({LOCAL_FLOOR:g}: the step "
                              f"would collapse); this integrator takes rtol and atol >= {SMALLEST_RTOL:g}; for tighter "
                              f"tolerances use integrator 'variable' (Dormand-Prince 5(4))")
