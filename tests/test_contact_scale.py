@@ -18,8 +18,9 @@ import numpy as np
 import pytest
 
 from fmu_mbs.analyses.evaluate import Evaluator
-from fmu_mbs.analyses.integrators.alf import CONTACT_ENVELOPE_LIMIT, ALFIntegrator
+from fmu_mbs.analyses.integrators.alf import ALFIntegrator
 from fmu_mbs.analyses.integrators.explicit import ExplicitIntegrator
+from fmu_mbs.analyses.integrators.pattern import CONTACT_ENVELOPE_LIMIT
 from fmu_mbs.compiler import compile_model
 from fmu_mbs.errors import ConvergenceError
 from fmu_mbs.kernels import contact as kc

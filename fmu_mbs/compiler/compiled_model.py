@@ -34,6 +34,7 @@ class CompiledModel:
     q_names: list[str] = field(default_factory=list)
     n_out: int = 0                      # length of the element output vector (compiler/layout.py)
     output_slots: dict[str, int] = field(default_factory=dict)   # element output channel -> index in that vector
+    derived: dict = field(default_factory=dict, repr=False, compare=False)   # analyses' memo of structure-only data
 
     @property
     def dimension(self) -> int:
