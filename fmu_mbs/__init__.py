@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import importlib
 
-from .compiler import CompiledModel, compile_model
-from .errors import AnalysisError, AssemblyError, ConvergenceError, FmuMbsError, ModelError
-from .model import Model, ModelBuilder, load_model, save_model
+from .startup import preload_cython_blas
+
+preload_cython_blas()            # before numba's first kernel: see startup.py
+
+from .compiler import CompiledModel, compile_model  # noqa: E402
+from .errors import AnalysisError, AssemblyError, ConvergenceError, FmuMbsError, ModelError  # noqa: E402
+from .model import Model, ModelBuilder, load_model, save_model  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
 
 RANK_TOL = 1e-9  # relative to the largest diagonal of R in the pivoted QR of Phi_q^T
+FULL_RANK_MARGIN = 10.0   # the singular-value test of full rank keeps this factor from RANK_TOL (round-off)
 
 
 def independent_rows(J: np.ndarray, tol: float = RANK_TOL) -> tuple[np.ndarray, np.ndarray]:
-    """(independent, redundant) row indices of J by pivoted QR of J^T (Golub-Van Loan 5.4.1)."""
+    """(independent, redundant) row indices of J by pivoted QR of J^T (Golub-Van Loan 5.4.1).
+
+    A J of full row rank is recognised first from its singular values (numpy): for the pivoted QR J^T P = Q R,
+    |R_00| (the largest column norm) <= sigma_max and every |R_kk| >= sigma_min (R is triangular: its diagonal is
+    its spectrum), so sigma_min > tol sigma_max means the QR keeps every row. Only rank-deficient (redundant)
+    constraint sets go on to scipy's pivoted QR, whose import (scipy.linalg, 0.15-0.3 s) an FMU's start-up then
+    does not pay (fmu_mbs/startup.py)."""
     m = J.shape[0]
     if m == 0:
         return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+    if m <= J.shape[1] and np.all(np.isfinite(J)):
+        sv = np.linalg.svd(J, compute_uv=False)
+        if sv[0] > 0.0 and sv[-1] > FULL_RANK_MARGIN * tol * sv[0]:
+            return np.arange(m), np.zeros(0, dtype=int)
+    import scipy.linalg as sla  # here: see the docstring
+
     _, R, piv = sla.qr(J.T, mode="economic", pivoting=True)
     diag = np.abs(np.diag(R))
     scale = diag[0] if diag.size and diag[0] > 0 else 1.0
