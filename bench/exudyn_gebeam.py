@@ -50,6 +50,7 @@ from exudyn_flexible import (  # noqa: E402
     deflection,
     difference,
     equal_accuracy,
+    interleaved,
     solve_timed,
     tables,
     timed,
@@ -123,8 +124,9 @@ def bench_model(n: int = N_ELEMENTS, beta: float = BETA):
 #: radius 0.9 with the tangent kept 20 steps, and that with Newton's tolerance 1e-7 m instead of 1e-9 (|dq|; the
 #: counterpart of Exudyn's looser tolerances: it moves the deflection by 1e-4 of its peak at h = 0.2 ms), and with
 #: ``accept_first`` (a first Newton correction below tol ends the step: one evaluation per step where the predictor
-#: is within tol), with the tangent kept 20 steps or refreshed at every step (the planar model's closed-form beam
-#: tangent costs about one force evaluation; the spatial model's finite-difference one about 60)
+#: is within tol), with the tangent kept 20 or 2 steps or refreshed at every step (the planar model's closed-form
+#: beam tangent costs about one force evaluation; the spatial model's finite-difference one about 60; at h = 0.2 ms
+#: every 2nd step: 1.07 Newton iterations per step against 1.03, 9 % less time)
 FMU_MBS_SETTINGS = {"default": {}, "tangent kept 20": {"tangent_every": 20, "energy_balance": False},
                     "tangent kept 100": {"tangent_every": 100, "energy_balance": False},
                     "g-alpha 0.9, kept 20": {"integrator": "galpha", "rho_inf": 0.9, "tangent_every": 20,
@@ -137,7 +139,10 @@ FMU_MBS_SETTINGS = {"default": {}, "tangent kept 20": {"tangent_every": 20, "ene
                     "g-alpha 0.9, tol 1e-7, first": {"integrator": "galpha", "rho_inf": 0.9, "energy_balance": False,
                                                      "tol": 1e-7, "accept_first": True},
                     "g-alpha 0.9, tol 1e-6, first": {"integrator": "galpha", "rho_inf": 0.9, "energy_balance": False,
-                                                     "tol": 1e-6, "accept_first": True}}
+                                                     "tol": 1e-6, "accept_first": True},
+                    "g-alpha 0.9, kept 2, tol 1e-6, first": {"integrator": "galpha", "rho_inf": 0.9,
+                                                             "tangent_every": 2, "energy_balance": False, "tol": 1e-6,
+                                                             "accept_first": True}}
 
 
 SPATIAL_VARIANT = "g-alpha 0.9, kept 20, tol 1e-7"    # the spatial model's row in the ladder (its fastest)
@@ -294,7 +299,7 @@ def agreement(t_end: float, h_ref: float, meshes: tuple[int, ...] = (N_ELEMENTS,
     return out
 
 
-def ladder(t_end: float, steps: tuple[float, ...], h_ref: float, repeats: int = 2) -> dict:
+def ladder(t_end: float, steps: tuple[float, ...], h_ref: float, repeats: int = 2) -> tuple[dict, dict]:
     """Both codes at every step and variant, each against its own run at h_ref (the integration error); Exudyn with
     its element (code "Exudyn") and with the lumped mass ("Exudyn lumped", fmu-mbs's discrete equations); fmu-mbs's
     planar model (code "fmu-mbs") and its spatial one ("fmu-mbs spatial", SPATIAL_VARIANT only)."""
@@ -304,8 +309,10 @@ def ladder(t_end: float, steps: tuple[float, ...], h_ref: float, repeats: int = 
             "Exudyn": run_exudyn(t_end, h_ref, every_step=True)[0],
             "Exudyn lumped": run_exudyn(t_end, h_ref, lumped=True, every_step=True)[0]}
     rows = []
+    runners = {}
 
     def add(code, name, run):
+        runners[(code, name, h)] = run
         hist, info = timed(run, repeats)
         err = difference(hist, refs[code]) if info.get("completed") else {}
         rows.append({"code": code, "variant": name, "h": h, **info, "error": err})
@@ -316,12 +323,12 @@ def ladder(t_end: float, steps: tuple[float, ...], h_ref: float, repeats: int = 
             lambda h=h: run_fmu_mbs(cm3, t_end, h, FMU_MBS_SETTINGS[SPATIAL_VARIANT]))
         for name, settings in EXUDYN_VARIANTS.items():
             add("Exudyn", name, lambda h=h, s=settings: run_exudyn(t_end, h, s))
-        for name in ("default", "Newton tol 1e-4"):
+        for name in ("default", "Newton tol 1e-4", "Newton tol 5e-4"):
             add("Exudyn lumped", name, lambda h=h, s=EXUDYN_VARIANTS[name]: run_exudyn(t_end, h, s, lumped=True))
     return {"t_end": t_end, "h_ref": h_ref, "rows": rows, "model_difference": difference(refs["Exudyn"],
                                                                                          refs["fmu-mbs"]),
             "lumped_difference": difference(refs["Exudyn lumped"], refs["fmu-mbs"]),
-            "fmu_mbs_coordinates": (cm.n_q, cm.n_rows), "fmu_mbs_spatial_coordinates": (cm3.n_q, cm3.n_rows)}
+            "fmu_mbs_coordinates": (cm.n_q, cm.n_rows), "fmu_mbs_spatial_coordinates": (cm3.n_q, cm3.n_rows)}, runners
 
 
 def _pct(d: dict) -> str:
@@ -336,18 +343,20 @@ def main() -> None:
     ap.add_argument("--h-ref", type=float, default=1.25e-5, help="step of the converged runs (s)")
     ap.add_argument("--meshes", type=int, nargs="+", default=[N_ELEMENTS, 2 * N_ELEMENTS],
                     help="element counts of the agreement check")
+    ap.add_argument("--rounds", type=int, default=5, help="alternate re-timings of each equal-accuracy pair")
     ap.add_argument("--json", help="write the results as JSON to this file")
     args = ap.parse_args()
     agree = agreement(args.t_end, args.h_ref, tuple(args.meshes))
     for n, a in agree.items():
         print(f"{n} elements, converged runs (h = {args.h_ref:g} s), Exudyn minus fmu-mbs: its element "
               f"{_pct(a['consistent'])}; with the lumped mass {_pct(a['lumped'])}")
-    res = ladder(args.t_end, tuple(args.steps), args.h_ref)
+    res, runners = ladder(args.t_end, tuple(args.steps), args.h_ref)
     print(f"coordinates (ODE2, constraints): fmu-mbs {res['fmu_mbs_coordinates']} (spatial model "
           f"{res['fmu_mbs_spatial_coordinates']}), Exudyn "
           f"{(res['rows'][-1]['n_coordinates'], res['rows'][-1]['n_constraints'])}")
     print()
     eq = equal_accuracy([r for r in res["rows"] if r["code"] in ("fmu-mbs", "Exudyn")], (1e-2, 1e-3))
+    interleaved(eq, runners, args.rounds)
     eq_l = equal_accuracy([{**r, "code": "Exudyn"} if r["code"] == "Exudyn lumped" else r for r in res["rows"]
                            if r["code"] in ("fmu-mbs", "Exudyn lumped")], (1e-2, 1e-3))
     eq_s = equal_accuracy([{**r, "code": "fmu-mbs"} if r["code"] == "fmu-mbs spatial" else r for r in res["rows"]
