@@ -18,7 +18,9 @@ midpoint rule) in substeps of at most ``solver.h``; a substep that fails is redo
   variable steps, ``solver.rtol`` and ``solver.atol`` (0: = rtol), smooth models without element states),
   ``solver.rho_inf`` (its spectral radius at infinity, in [0, 1], default 0.8),
   ``solver.scheme`` (trapezoidal rule only: 0 = the book's ALI3-P with projections, 1 = energy-consistent),
-  ``solver.input_interpolation``, and the model values listed in the model's ``exposed`` field
+  ``solver.input_interpolation``, ``solver.accept_first`` and ``solver.tangent_every`` (Newton's shortcuts of the
+  ALF and generalized-alpha steps; adapters/fmu_solver.py declares them all), and the model values listed in the
+  model's ``exposed`` field
   (``<element>.<field>``; ``<joint>.s_start`` assembles the model with that joint coordinate held).
 - FMU state get/set/serialize captures the complete solver state (integrator state, the variable-step size
   controller, inputs, outputs and the output evaluator's turn counters), so restore-and-replay is bit-identical.
@@ -51,7 +53,6 @@ from pythonfmu.enums import Fmi2Status
 
 from ..analyses.assembly import assemble
 from ..analyses.channels import ChannelEvaluator
-from ..analyses.integrators import STEPPERS
 from ..analyses.joint_starts import JointStarts
 from ..compiler import compile_model
 from ..compiler.initial_values import initial_joint_coordinate
@@ -63,10 +64,9 @@ from ..model.functions import External
 from ..model.names import UNITS, channels, driver_input_channels, input_channels
 from . import fmu_state
 from .fmu_fast_step import FastStep
-from .fmu_variables import ENUMERATIONS, EnumInteger, UnitReal
+from .fmu_solver import make_integrator, register_solver_parameters, set_solver_defaults, solver_problems
+from .fmu_variables import ENUMERATIONS, UnitReal
 
-INTEGRATORS = {0: "alf", 1: "galpha", 2: "explicit", 3: "variable", 4: "alf-variable"}
-VARIABLE_STEP = ("variable", "alf-variable")   # integrators set by solver.rtol and solver.atol, not solver.h
 DEFAULT_STOP, DEFAULT_STEP = 10.0, 0.01   # DefaultExperiment (s): communication steps of 10 solver.h
 
 #: references to the FMU entry scripts' module dicts (see the KEEPALIVE note in adapters/fmu_build.py)
@@ -98,14 +98,7 @@ class MbsSlave(Fmi2Slave):
         self.default_experiment = DefaultExperiment(start_time=0.0, stop_time=DEFAULT_STOP, step_size=DEFAULT_STEP)
         dim = self.model.dimension
         self.gravity = np.array(list(self.model.gravity), dtype=float)
-        self.h = 1e-3
-        self.tolerance = 1e-9   # measured: same accuracy as 1e-10, ~12 % fewer Newton iterations
-        self.penalty = 1e7
-        self.integrator_kind = 0
-        self.rho_inf = 0.8
-        self.scheme = 0
-        self.input_interpolation = 0
-        self.rtol, self.atol = 1e-6, 0.0     # the variable-step integrator's tolerances (atol 0: = rtol)
+        set_solver_defaults(self)
         self.t_start = 0.0
         self._outputs = channels(self.model)
         self._inputs = input_channels(self.model)
@@ -130,39 +123,7 @@ class MbsSlave(Fmi2Slave):
         for k in range(dim):
             real(f"g[{k + 1}]", "m/s2", lambda k=k: self.gravity[k], lambda v, k=k: self.gravity.__setitem__(k, v),
                  description=f"gravity component {k + 1}", **par)
-        real("solver.h", "s", lambda: self.h, lambda v: setattr(self, "h", float(v)),
-             description="largest internal step of the ALF integrator", **par)
-        real("solver.tolerance", "1", lambda: self.tolerance, lambda v: setattr(self, "tolerance", float(v)),
-             description="Newton tolerance of the integrator (max |dq|, m or rad)", **par)
-        real("solver.penalty", "1", lambda: self.penalty, lambda v: setattr(self, "penalty", float(v)),
-             description="ALF penalty factor (times the largest mass-matrix diagonal)", **par)
-        self.register_variable(EnumInteger("solver.integrator", "Integrator", getter=lambda: self.integrator_kind,
-                                       setter=lambda v: setattr(self, "integrator_kind", int(v)),
-                                       description="0 = index-3 augmented Lagrangian, trapezoidal rule; "
-                                                   "1 = the same on the generalized-alpha scheme; 2 = explicit "
-                                                   "midpoint (contact scenes; h below the stability limit); 3 = "
-                                                   "error-controlled Dormand-Prince steps, 4 = error-controlled "
-                                                   "trapezoidal steps (3, 4: solver.rtol, solver.atol)",
-                                       **par), nested=False)
-        real("solver.rtol", "1", lambda: self.rtol, lambda v: setattr(self, "rtol", float(v)),
-             description="variable steps (solver.integrator = 3, 4): relative error bound per step on positions and "
-                         "velocities", min=1e-13, **par)
-        real("solver.atol", "1", lambda: self.atol, lambda v: setattr(self, "atol", float(v)),
-             description="variable steps (solver.integrator = 3, 4): absolute error bound per step (SI units); "
-                         "0 = solver.rtol", min=0.0, **par)
-        real("solver.rho_inf", "1", lambda: self.rho_inf, lambda v: setattr(self, "rho_inf", float(v)),
-             description="generalized-alpha (solver.integrator = 1): spectral radius at infinite frequency, "
-                         "in [0, 1]; 1 = no numerical damping", min=0.0, max=1.0, **par)
-        self.register_variable(EnumInteger("solver.scheme", "TrapezoidalScheme", getter=lambda: self.scheme,
-                                       setter=lambda v: setattr(self, "scheme", int(v)),
-                                       description="trapezoidal rule (solver.integrator = 0): 0 = ALI3-P with "
-                                                   "projections, 1 = energy-consistent (no energy loss on "
-                                                   "fast rotations)", **par), nested=False)
-        self.register_variable(EnumInteger("solver.input_interpolation", "InputInterpolation",
-                                           getter=lambda: self.input_interpolation,
-                                       setter=lambda v: setattr(self, "input_interpolation", int(v)),
-                                       description="0 = hold inputs over a step, 1 = ramp linearly from the "
-                                                   "previous communication point", **par), nested=False)
+        register_solver_parameters(self, real)
         self.exposed = self._exposed_defaults()
         for entry in self.model.exposed:
             element, field = entry.split(".")
@@ -316,28 +277,7 @@ class MbsSlave(Fmi2Slave):
 
     # --- work ------------------------------------------------------------------------------------------
     def _check_parameters(self) -> None:
-        problems = []
-        if not (math.isfinite(self.h) and self.h > 0.0):
-            problems.append(f"solver.h must be a positive step in s, got {self.h}")
-        if not (math.isfinite(self.tolerance) and self.tolerance > 0.0):
-            problems.append(f"solver.tolerance must be positive, got {self.tolerance}")
-        if not (math.isfinite(self.penalty) and self.penalty > 0.0):
-            problems.append(f"solver.penalty must be positive, got {self.penalty}")
-        if self.integrator_kind not in INTEGRATORS:
-            problems.append(f"solver.integrator must be one of {sorted(INTEGRATORS)}, got {self.integrator_kind}")
-        if not (math.isfinite(self.rtol) and self.rtol >= 1e-13):
-            problems.append(f"solver.rtol must be at least 1e-13, got {self.rtol}")
-        if not (math.isfinite(self.atol) and self.atol >= 0.0):
-            problems.append(f"solver.atol must be >= 0 (0: solver.rtol), got {self.atol}")
-        if not 0.0 <= self.rho_inf <= 1.0:
-            problems.append(f"solver.rho_inf must be in [0, 1], got {self.rho_inf}")
-        if self.scheme not in (0, 1):
-            problems.append(f"solver.scheme must be 0 (ALI3-P) or 1 (energy-consistent), got {self.scheme}")
-        elif self.scheme == 1 and self.integrator_kind != 0:
-            problems.append("solver.scheme = 1 (energy-consistent) needs solver.integrator = 0 (trapezoidal rule)")
-        if self.input_interpolation not in (0, 1):
-            problems.append(f"solver.input_interpolation must be 0 (hold) or 1 (linear), got "
-                            f"{self.input_interpolation}")
+        problems = solver_problems(self)
         if not np.all(np.isfinite(self.gravity)):
             problems.append(f"gravity g must be finite, got {self.gravity.tolist()}")
         if problems:
@@ -359,13 +299,7 @@ class MbsSlave(Fmi2Slave):
         model, holds = self._model_with_parameters()
         cm, initial = self._initial_state(model, holds)
         self.cm = cm
-        kind = INTEGRATORS[self.integrator_kind]
-        scheme = ({"rho_inf": self.rho_inf} if kind == "galpha" else
-                  {"scheme": ("ali3p", "energy")[self.scheme]} if kind == "alf" else
-                  {"rtol": self.rtol, "atol": self.atol or self.rtol} if kind in VARIABLE_STEP else {})
-        if kind not in VARIABLE_STEP:   # their tol: the projection's (1e-12) / Newton's (from rtol, atol)
-            scheme["tol"] = self.tolerance
-        self.integ = STEPPERS[kind](cm, self.h, initial, penalty=self.penalty, **scheme)
+        self.integ = make_integrator(self, cm, initial)
         self.integ.u[:] = self.u_set
         self.u_prev[:] = self.u_set
         self._update_outputs(0.0, 0.0)
