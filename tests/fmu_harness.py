@@ -1,8 +1,10 @@
 """fmpy FMU2Slave harnesses shared by the FMU tests: ``LoggedSlave`` records the FMU's log messages, ``Slave``
-adds a clock and start/get/step, ``replays_from_saved_state`` checks rollback and serialized-state replay."""
+adds a clock and start/get/step, ``replays_from_saved_state`` checks rollback and serialized-state replay;
+``sprung_pendulum_folder`` writes a small model with a force element as an FMU resources folder."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -99,3 +101,18 @@ def replays_from_saved_state(s: Slave, watch: list[str], steps: int, h: float,
     runs.append(replay())
     s.fmu.freeFMUstate(state)
     return runs
+
+
+def sprung_pendulum_folder(folder: Path, name: str, stiffness: float) -> Path:
+    """``folder`` with the model.json of the catalogue pendulum plus a spring-damper (``stiffness`` N/m, 0.8 N s/m,
+    a constant 1.5 N pull, free length 1 m) from a ground anchor to the bob: the damper dissipates, the constant
+    force does work (energy.input), and the spring gives the integrator a force tangent."""
+    from fmu_mbs.model import ModelBuilder, load_model, model_to_dict
+
+    b = ModelBuilder.from_model(load_model(Path(__file__).resolve().parents[1] / "models" / "pendulum.json"),
+                                name=name)
+    b.add_marker("anchor", position=(0.0, -1.5))
+    b.add_spring_damper("damper", "anchor", "P1", stiffness=stiffness, free_length=1.0, damping=0.8, force=1.5)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "model.json").write_text(json.dumps(model_to_dict(b.build())))
+    return folder

@@ -6,7 +6,6 @@ does not import the FE layer (fmu_mbs.fe, scipy.linalg through it)."""
 
 from __future__ import annotations
 
-import json
 import math
 import subprocess
 import sys
@@ -24,9 +23,9 @@ from fmu_mbs.adapters.fmu_slave import MbsSlave
 from fmu_mbs.analyses.simulate import simulate
 from fmu_mbs.compiler import compile_model
 from fmu_mbs.kernels.packed_args import pack, unpack
-from fmu_mbs.model import ModelBuilder, load_model, model_to_dict
+from fmu_mbs.model import load_model
 
-from fmu_harness import Slave
+from fmu_harness import Slave, sprung_pendulum_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "models"
@@ -68,12 +67,7 @@ def test_packing_refuses_what_it_cannot_rebuild():
 def _damped_pendulum(folder: Path) -> Path:
     """The catalogue pendulum with a spring-damper (2 N/m, 0.8 N s/m, a constant 1.5 N pull) from a ground anchor
     to the bob: the damper dissipates and the constant force does work (energy.input)."""
-    b = ModelBuilder.from_model(load_model(MODELS / "pendulum.json"), name="damped_pendulum")
-    b.add_marker("anchor", position=(0.0, -1.5))
-    b.add_spring_damper("damper", "anchor", "P1", stiffness=2.0, free_length=1.0, damping=0.8, force=1.5)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "model.json").write_text(json.dumps(model_to_dict(b.build())))
-    return folder
+    return sprung_pendulum_folder(folder, "damped_pendulum", 2.0)
 
 
 def _slave(folder: Path, one_call: bool, monkeypatch) -> MbsSlave:

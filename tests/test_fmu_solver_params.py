@@ -5,7 +5,6 @@ than the FMU's default settings; a negative ``solver.tangent_every`` is refused 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -13,21 +12,17 @@ import numpy as np
 from fmu_mbs.adapters.fmu_slave import MbsSlave
 from fmu_mbs.analyses.simulate import simulate
 from fmu_mbs.compiler import compile_model
-from fmu_mbs.model import ModelBuilder, load_model, model_to_dict
+from fmu_mbs.model import load_model
 
-MODELS = Path(__file__).resolve().parents[1] / "models"
+from fmu_harness import sprung_pendulum_folder
+
 ENERGY = ["energy.dissipated", "energy.input"]
 
 
 def _model_folder(folder: Path) -> Path:
-    """The pendulum with a spring-damper to an anchor (a force element with a stiffness: the force tangent is used
-    and refreshed on the schedule of solver.tangent_every) and a constant force."""
-    b = ModelBuilder.from_model(load_model(MODELS / "pendulum.json"), name="sprung_pendulum")
-    b.add_marker("anchor", position=(0.0, -1.5))
-    b.add_spring_damper("spring", "anchor", "P1", stiffness=200.0, free_length=1.0, damping=0.8, force=1.5)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "model.json").write_text(json.dumps(model_to_dict(b.build())))
-    return folder
+    """The pendulum with a stiff spring-damper to an anchor (a force element with a stiffness: the force tangent is
+    used and refreshed on the schedule of solver.tangent_every) and a constant force."""
+    return sprung_pendulum_folder(folder, "sprung_pendulum", 200.0)
 
 
 def _slave(folder: Path, **params) -> MbsSlave:
