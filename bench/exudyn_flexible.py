@@ -331,6 +331,23 @@ def timed(run, repeats: int) -> tuple[dict, dict]:
     return best
 
 
+class LadderRows:
+    """A ladder's rows (code, variant, h, timing, error against the code's reference run) and the run behind each
+    row, keyed (code, variant, h), which interleaved() re-times."""
+
+    def __init__(self, repeats: int):
+        self.repeats = repeats
+        self.rows: list[dict] = []
+        self.runners: dict = {}
+
+    def add(self, code: str, variant: str, h: float, run, ref: dict) -> None:
+        """Time ``run`` (best of the repeats) and record its error against the reference history ``ref``."""
+        self.runners[(code, variant, h)] = run
+        hist, info = timed(run, self.repeats)
+        err = difference(hist, ref) if info.get("completed") else {}
+        self.rows.append({"code": code, "variant": variant, "h": h, **info, "error": err})
+
+
 def ladder(t_end: float, steps: tuple[float, ...], h_ref: float, repeats: int = 2) -> tuple[dict, dict]:
     """Both codes at every step of ``steps`` and every settings variant, each measured against its own run at h_ref
     (self-convergence: the integration error), and the two references against each other (the model difference)."""
@@ -339,22 +356,16 @@ def ladder(t_end: float, steps: tuple[float, ...], h_ref: float, repeats: int = 
     cloud = point_cloud(model.bodies[1])
     ref_f, _ = run_fmu_mbs(cm, t_end, h_ref)
     ref_e, info_e = run_exudyn(cloud, t_end, h_ref)
-    out = {"t_end": t_end, "h_ref": h_ref, "model_difference": difference(ref_e, ref_f), "rows": [],
-           "exudyn_coordinates": (info_e["n_coordinates"], info_e["n_constraints"]),
-           "fmu_mbs_coordinates": (cm.n_q, cm.n_rows), "invariants": invariant_difference(cloud, model.bodies[1])}
-    runners = {}
-
-    def add(code, name, h, run, ref):
-        runners[(code, name, h)] = run
-        hist, info = timed(run, repeats)
-        err = difference(hist, ref) if info.get("completed") else {}
-        out["rows"].append({"code": code, "variant": name, "h": h, **info, "error": err})
+    lad = LadderRows(repeats)
     for h in steps:
         for name, options in FMU_MBS_SETTINGS.items():
-            add("fmu-mbs", name, h, lambda h=h, o=options: run_fmu_mbs(cm, t_end, h, o), ref_f)
+            lad.add("fmu-mbs", name, h, lambda h=h, o=options: run_fmu_mbs(cm, t_end, h, o), ref_f)
         for name, settings in EXUDYN_VARIANTS.items():
-            add("Exudyn", name, h, lambda h=h, s=settings: run_exudyn(cloud, t_end, h, s), ref_e)
-    return out, runners
+            lad.add("Exudyn", name, h, lambda h=h, s=settings: run_exudyn(cloud, t_end, h, s), ref_e)
+    return {"t_end": t_end, "h_ref": h_ref, "model_difference": difference(ref_e, ref_f), "rows": lad.rows,
+            "exudyn_coordinates": (info_e["n_coordinates"], info_e["n_constraints"]),
+            "fmu_mbs_coordinates": (cm.n_q, cm.n_rows),
+            "invariants": invariant_difference(cloud, model.bodies[1])}, lad.runners
 
 
 def invariant_difference(cloud: dict, rod) -> dict:

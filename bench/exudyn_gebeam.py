@@ -47,13 +47,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))   # bench/: the other E
 from exudyn_compare import simulation_settings  # noqa: E402
 from exudyn_flexible import (  # noqa: E402
     EXUDYN_VARIANTS,
+    LadderRows,
     deflection,
     difference,
     equal_accuracy,
     interleaved,
     solve_timed,
     tables,
-    timed,
 )
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "flexible_slider_crank.json"
@@ -308,14 +308,10 @@ def ladder(t_end: float, steps: tuple[float, ...], h_ref: float, repeats: int = 
     refs = {"fmu-mbs": run_fmu_mbs(cm, t_end, h_ref)[0], "fmu-mbs spatial": run_fmu_mbs(cm3, t_end, h_ref)[0],
             "Exudyn": run_exudyn(t_end, h_ref, every_step=True)[0],
             "Exudyn lumped": run_exudyn(t_end, h_ref, lumped=True, every_step=True)[0]}
-    rows = []
-    runners = {}
+    lad = LadderRows(repeats)
 
     def add(code, name, run):
-        runners[(code, name, h)] = run
-        hist, info = timed(run, repeats)
-        err = difference(hist, refs[code]) if info.get("completed") else {}
-        rows.append({"code": code, "variant": name, "h": h, **info, "error": err})
+        lad.add(code, name, h, run, refs[code])
     for h in steps:
         for name, options in FMU_MBS_SETTINGS.items():
             add("fmu-mbs", name, lambda h=h, o=options: run_fmu_mbs(cm, t_end, h, o))
@@ -325,10 +321,11 @@ def ladder(t_end: float, steps: tuple[float, ...], h_ref: float, repeats: int = 
             add("Exudyn", name, lambda h=h, s=settings: run_exudyn(t_end, h, s))
         for name in ("default", "Newton tol 1e-4", "Newton tol 5e-4"):
             add("Exudyn lumped", name, lambda h=h, s=EXUDYN_VARIANTS[name]: run_exudyn(t_end, h, s, lumped=True))
-    return {"t_end": t_end, "h_ref": h_ref, "rows": rows, "model_difference": difference(refs["Exudyn"],
+    return {"t_end": t_end, "h_ref": h_ref, "rows": lad.rows, "model_difference": difference(refs["Exudyn"],
                                                                                          refs["fmu-mbs"]),
             "lumped_difference": difference(refs["Exudyn lumped"], refs["fmu-mbs"]),
-            "fmu_mbs_coordinates": (cm.n_q, cm.n_rows), "fmu_mbs_spatial_coordinates": (cm3.n_q, cm3.n_rows)}, runners
+            "fmu_mbs_coordinates": (cm.n_q, cm.n_rows),
+            "fmu_mbs_spatial_coordinates": (cm3.n_q, cm3.n_rows)}, lad.runners
 
 
 def _pct(d: dict) -> str:
