@@ -66,6 +66,9 @@ def test_set_solver_options_reach_the_integrator(tmp_path, capsys):
     assert "'maybe' is not a switch" in capsys.readouterr().err
     assert main(args + ["solver.integrator=explicit", "solver.accept_first=true"]) == 1
     assert "accept_first" in capsys.readouterr().err                  # not an option of the explicit integrator
+    assert main(args + ["solver.project_accelerations=0"]) == 0
+    assert main(args + ["solver.scheme=energy", "solver.project_accelerations=0"]) == 1
+    assert "project_accelerations=False does not apply to scheme 'energy'" in capsys.readouterr().err
 
 
 def test_set_names_a_misspelt_value_and_its_close_matches(capsys):

@@ -9,7 +9,8 @@ them (``<element>.<field>``, ``g[k]``, ``<joint>.s_start``, ``solver.<option>``)
 - ``<joint>.sd_start``: its initial rate (rad/s or m/s), kept exactly by assembly (the joint's ``sd_start`` field);
 - ``solver.integrator`` (alf, galpha, explicit, reference), ``solver.scheme`` (ali3p, energy), ``solver.rho_inf``,
   ``solver.tolerance`` (Newton tolerance), ``solver.penalty`` (augmented-Lagrangian penalty), ``solver.accept_first``
-  (1/0: end a step after a first Newton correction below the tolerance): ``simulate`` only.
+  (1/0: end a step after a first Newton correction below the tolerance), ``solver.project_accelerations`` (1/0):
+  ``simulate`` only.
 
 ``build`` takes the model values and gravity only (built into the FMU).
 """
@@ -32,7 +33,10 @@ SOLVER_OPTIONS = {"integrator": ("integrator", str, "alf, galpha, explicit, vari
                   "tolerance": ("tol", float, "Newton tolerance of the implicit integrators"),
                   "penalty": ("penalty", float, "augmented-Lagrangian penalty factor"),
                   "accept_first": ("accept_first", bool, "alf, galpha: 1 ends a step whose first Newton correction is "
-                                   "below the tolerance without a checking evaluation (smooth models, small steps)")}
+                                   "below the tolerance without a checking evaluation (smooth models, small steps)"),
+                  "project_accelerations": ("project_accelerations", bool, "alf, galpha: 0 keeps the scheme's "
+                                            "accelerations and multipliers (first order) and, with "
+                                            "--no-energy-balance, skips the end-state evaluation of each step")}
 
 
 @dataclass

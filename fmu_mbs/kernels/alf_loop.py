@@ -296,10 +296,14 @@ def reject(st, ws, ec):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def finish_step(m, sv, bv, pat, st, ws, opt, cf, t1, ec):
+def finish_step(m, sv, bv, pat, st, ws, opt, cf, t1, ec, lean):
     """Accept a converged step: apply the last correction (the multipliers take its constraint part), project the
     velocities and accelerations with the last factorisation, commit the element states and run the after-step
-    hooks. Leaves the end state's rows in ws.rows_end."""
+    hooks. Leaves the end state's rows in ws.rows_end and returns them. Without opt.project_acc (not "energy") the
+    accelerations stay the scheme's and lam = lam* (first order): the generalized-alpha recurrence does not need the
+    projection (Arnold & Bruls 2007, index-3 generalized-alpha: positions and velocities second order); ``lean``
+    (that and no energy balance): nothing reads the end state's rows, which are not evaluated (one frames-and-rows
+    evaluation less per step); the last iteration's rows are returned for the report."""
     n = st.q.shape[0]
     nr = st.lam.shape[0]
     rc = m.row_cols
@@ -324,9 +328,12 @@ def finish_step(m, sv, bv, pat, st, ws, opt, cf, t1, ec):
             st.vt[i] = st.qd[i]
             st.at[i] = st.qdd[i]
     project(rc, rows.jac, rows.nu, c, pat.first, pat.ptr, ws.val, pat.pos, ws.work, ws.y, ws.rhs, st.qd)
-    eval_frames_ws(m, st.q, st.qd, ws.fr)      # gamma(q, qd) and the residuals at the final state
     end = ws.rows_end
-    eval_rows_ws(m, t1, st.q, st.qd, ws.fr, end)
+    if lean:                 # the rows of the last iteration stand in for the end state's in the report
+        end = rows
+    else:
+        eval_frames_ws(m, st.q, st.qd, ws.fr)      # gamma(q, qd) and the residuals at the final state
+        eval_rows_ws(m, t1, st.q, st.qd, ws.fr, end)
     if ec:
         # consistent accelerations and multipliers for the output (the step does not read them back)
         consistent_accelerations(rc, rows.jac, end.gamma, st.lam_star, c, st.gc, pat.first, pat.ptr, ws.val,
@@ -334,18 +341,24 @@ def finish_step(m, sv, bv, pat, st, ws, opt, cf, t1, ec):
         for i in range(n):
             st.acc[i] = st.qdd[i]
     else:
-        project(rc, rows.jac, end.gamma, c, pat.first, pat.ptr, ws.val, pat.pos, ws.work, ws.y, ws.rhs, st.qdd)
-        # multipliers consistent with the projected accelerations: lam = lam* + c (Phi_q qdd - gamma) is second-
-        # order accurate (lam*, the trapezoidal multiplier, is first order; it stays the next step's AL multiplier)
-        jac_times(rc, rows.jac, st.qdd, ws.y)
-        for k in range(nr):
-            st.lam[k] = st.lam_star[k] + c * (ws.y[k] - end.gamma[k])
-        # pseudo-accelerations from the projected accelerations, (1 - am) a_1 = (1 - af) qdd_1 + af qdd_n - am a_n
+        if opt.project_acc > 0.0:
+            project(rc, rows.jac, end.gamma, c, pat.first, pat.ptr, ws.val, pat.pos, ws.work, ws.y, ws.rhs, st.qdd)
+            # multipliers consistent with the projected accelerations: lam = lam* + c (Phi_q qdd - gamma) is
+            # second-order accurate (lam*, the trapezoidal multiplier, is first order; it stays the next step's AL
+            # multiplier)
+            jac_times(rc, rows.jac, st.qdd, ws.y)
+            for k in range(nr):
+                st.lam[k] = st.lam_star[k] + c * (ws.y[k] - end.gamma[k])
+        else:
+            for k in range(nr):
+                st.lam[k] = st.lam_star[k]
+        # pseudo-accelerations from the (projected) accelerations, (1 - am) a_1 = (1 - af) qdd_1 + af qdd_n - am a_n
         for i in range(n):
             st.acc[i] = ((1.0 - cf.af) * st.qdd[i] + (cf.af * ws.qdd0[i] - cf.am * st.acc[i])) / (1.0 - cf.am)
     for k in range(st.zs.shape[0]):          # element states of the last evaluation are committed
         st.zs[k] = ws.zn[k]
     after_step(m, sv, st.q, st.qdd, st.zs)   # e.g. passive cylinders: accelerations for the next step
+    return end
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -408,6 +421,7 @@ def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, re
     noncons = opt.noncons > 0.0 or nonzero
     mult = has_multiplier_forces(m)
     use_base = not ec and constant_mass(bv)     # the iteration matrix from M + Wx kept between refreshes
+    lean = not ec and not balance and opt.project_acc == 0.0     # finish_step: no end-state evaluation
     if use_base:
         refresh_base(bv, st.q, ws, pat, use_fd)
     n_colors = np.int64(0)      # not the literal 0: numba would compile fd_force_jacobian once more for it
@@ -462,7 +476,7 @@ def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, re
             sc[SC_K] += step                   # the clock at the failing step's start
             sc[SC_FD_AGE] = fd_age
             return status, step, err
-        finish_step(m, sv, bv, pat, st, ws, opt, cf, t1, ec)
+        report_rows = finish_step(m, sv, bv, pat, st, ws, opt, cf, t1, ec, lean)
         p_diss1, p_in1 = end_powers(m, sv, st, ws, t1, noncons, balance)
         sc[SC_W_DISS] += 0.5 * h * (p_diss0 + p_diss1)
         sc[SC_W_IN] += 0.5 * h * (p_in0 + p_in1)
@@ -472,7 +486,7 @@ def alf_advance(m, pat, st, ws, opt, n_steps, h, rep, rec_q, rec_qd, rec_qdd, re
         sc[SC_P_IN] = p_in1
         sc[SC_T] = t1
         sc[SC_STEPS] += 1.0
-        record_step(m, step, iters, V, st, ws.rows_end, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z)
+        record_step(m, step, iters, V, st, report_rows, rep, rec_q, rec_qd, rec_qdd, rec_lam, rec_z)
     sc[SC_K] += n_steps
     sc[SC_FD_AGE] = fd_age
     return OK, n_steps, 0.0

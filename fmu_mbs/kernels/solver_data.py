@@ -64,6 +64,7 @@ Options = arrays_type("Options", [
     "energy_balance",  # 0/1     per-step energy split (W_diss, W_in); 0: they are NaN
     "accept_first",    # 0/1     accept a first correction below tol without evaluating after it (not "energy")
     "analytic_tangent",  # 0/1   the force tangent from the families' closed forms, not finite differences
+    "project_acc",     # 0/1     project the accelerations onto the constraints at each step's end (ALI3-P)
 ], __name__)
 
 #: sparsity of the iteration matrix (analyses/integrators/pattern.py builds it)

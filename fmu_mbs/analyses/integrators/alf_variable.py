@@ -95,7 +95,7 @@ class ALFVariableIntegrator(OutputTimes, ALFIntegrator):
                              f"tolerances use integrator 'variable' (Dormand-Prince 5(4))")
         if norm not in ("max", "rms"):
             raise ValueError(f"norm must be 'max' or 'rms', got {norm!r}")
-        for key in ("rho_inf", "max_halvings"):
+        for key in ("rho_inf", "max_halvings", "project_accelerations"):
             if key in options:
                 raise ValueError(f"{self.label}: option '{key}' does not apply (trapezoidal ALI3-P, steps set by "
                                  f"the error estimate)")
