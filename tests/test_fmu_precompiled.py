@@ -1,10 +1,11 @@
 """Precompiled kernels (adapters/kernel_precompile.py, adapters/shipped_kernels.py).
 
 An FMU built here, copied to a fresh folder and run in a fresh process with empty user kernel caches, runs its
-first doStep without compiling a kernel: numba's own counters report cache hits and no misses, nothing is written
-to the user's cache, and the FMU does not log the compile notice. The controls: the same FMU without its shipped
-kernels, or with a manifest from another numba version, logs "compiling kernels (first run only)" (the run is
-ended at that message instead of compiling for minutes)."""
+first doStep without compiling a kernel: numba's own counters report cache hits and no misses, nothing but the
+unpacked blob of shipped kernels is written to the user's cache, and the FMU does not log the compile notice. The
+controls: the same FMU without its shipped kernels, with a damaged blob, or with a manifest from another numba
+version, logs "compiling kernels (first run only)" (the run is ended at that message instead of compiling for
+minutes)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from fmu_mbs.adapters.shipped_kernels import FOLDER, MANIFEST, NOTICE
+from fmu_mbs.adapters.shipped_kernels import BLOB, FOLDER, MANIFEST, NOTICE
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTICE_EXIT = 3
@@ -106,14 +107,38 @@ def _rewrite(fmu: Path, dest: Path, change) -> Path:
     return out
 
 
+def _compiled(user_cache: Path) -> list[Path]:
+    """Cache files in the user's cache other than the unpacked shipped kernels: kernels compiled here."""
+    return [p for p in user_cache.rglob("*") if p.suffix in (".nbi", ".nbc")
+            and p.relative_to(user_cache).parts[0] != "shipped"]
+
+
 def test_first_step_in_a_fresh_process_loads_shipped_kernels(pendulum_fmu, tmp_path):
     code, result, user_cache = _fresh_run(pendulum_fmu, tmp_path)
     assert code == 0, result
     assert result["misses"] == 0, result
     assert result["hits"] > 0, result            # the kernels did come from a cache: the shipped one
-    assert not [p for p in user_cache.rglob("*") if p.suffix in (".nbi", ".nbc")]   # nothing compiled, saved
+    assert not _compiled(user_cache)             # nothing compiled, saved
     assert not [m for m in result["log"] if "compiling kernels" in m], result["log"]
     assert all(v == v for v in result["values"])
+    with zipfile.ZipFile(pendulum_fmu) as z:     # the blob went to the user's cache, whole, named by its hash
+        blob = json.loads(z.read(f"resources/{FOLDER}/{MANIFEST}"))["blob"]
+        assert not [n for n in z.namelist() if n.endswith((".nbi", ".nbc"))]     # only the blob in the FMU
+    unpacked = user_cache / "shipped" / blob["sha256"]
+    assert len(list(unpacked.iterdir())) == blob["files"]
+
+
+def test_a_damaged_kernel_blob_is_refused_with_its_reason(pendulum_fmu, tmp_path):
+    """A blob whose bytes differ from the manifest's sha256 is not unpacked: the log says why, numba compiles."""
+    def damage(name, data):
+        return data[:1000] + bytes([data[1000] ^ 0xFF]) + data[1001:] if name.endswith(f"/{FOLDER}/{BLOB}") else data
+
+    dest = tmp_path / "damaged"
+    dest.mkdir()
+    code, result, user_cache = _fresh_run(_rewrite(pendulum_fmu, dest, damage), tmp_path)
+    assert code == NOTICE_EXIT, result
+    assert any("does not match its manifest's sha256" in m for m in result["log"]), result["log"]
+    assert not (user_cache / "shipped").exists() or not list((user_cache / "shipped").iterdir())
 
 
 def test_a_second_fmu_whose_first_ones_folder_is_gone_loads_its_shipped_kernels(catalogue_fmu, tmp_path):
@@ -126,7 +151,7 @@ def test_a_second_fmu_whose_first_ones_folder_is_gone_loads_its_shipped_kernels(
     assert code == 0, result
     assert not [m for m in result["log"] if "not used" in m or "compiling kernels" in m], result["log"]
     assert result["misses"] == 0, result
-    assert not [p for p in user_cache.rglob("*") if p.suffix in (".nbi", ".nbc")]
+    assert not _compiled(user_cache)
 
 
 def test_without_shipped_kernels_the_fmu_logs_that_it_compiles(pendulum_fmu, tmp_path):

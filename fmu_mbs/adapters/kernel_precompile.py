@@ -6,12 +6,14 @@ process with ``NUMBA_CPU_NAME=generic`` and the kernel cache root at ``<cache ro
 built from this library version, so the catalogue compiles each kernel once; builds that run at once compile each
 kernel once too, the others waiting for it: kernels/compile_lock.py). A second process repeats the run with that
 cache filled and records which cache files numba loads: only the kernels called from Python (their callees are
-inside their compiled code). Those files and a manifest (adapters/shipped_kernels.py) go into
-``resources/numba-kernels/`` of the FMU.
+inside their compiled code). Those files, in one deflated zip, and a manifest (adapters/shipped_kernels.py) go
+into ``resources/numba-kernels/`` of the FMU.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import os
 import sys
@@ -20,7 +22,7 @@ import zipfile
 from pathlib import Path
 
 from .build_child import run_build_child
-from .shipped_kernels import FOLDER, MANIFEST, PORTABLE_CPU
+from .shipped_kernels import BLOB, FOLDER, MANIFEST, PORTABLE_CPU
 
 #: switch settings run besides the defaults (each selects other kernels; model/ and adapters/fmu_slave.py)
 VARIANTS = ({"solver.integrator": 1}, {"solver.integrator": 2}, {"solver.integrator": 3}, {"solver.integrator": 4},
@@ -147,16 +149,20 @@ def precompile(fmu_path: Path, package: str, timeout: float = 7200.0) -> list[tu
                            f"second run (not cachable?)")
     names = sorted({n for path, index, data in result["loaded"] if os.path.normpath(path) == folder
                     for n in (index, data)})
-    entries = [(f"resources/{FOLDER}/{n}", Path(folder, n).read_bytes()) for n in names]
-    manifest = dict(target_description(), package=package, kernels=kernels)
-    entries.append((f"resources/{FOLDER}/{MANIFEST}", (json.dumps(manifest, indent=1) + "\n").encode()))
-    return entries
+    blob = io.BytesIO()
+    with zipfile.ZipFile(blob, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as z:
+        for n in names:
+            z.writestr(zipfile.ZipInfo(n, date_time=(1980, 1, 1, 0, 0, 0)), Path(folder, n).read_bytes(),
+                       compress_type=zipfile.ZIP_DEFLATED)
+    data = blob.getvalue()
+    manifest = dict(target_description(), package=package, kernels=kernels,
+                    blob={"sha256": hashlib.sha256(data).hexdigest(), "files": len(names)})
+    return [(f"resources/{FOLDER}/{BLOB}", data),
+            (f"resources/{FOLDER}/{MANIFEST}", (json.dumps(manifest, indent=1) + "\n").encode())]
 
 
-#: zip entries kept uncompressed: the kernels' machine code (``.nbc``, ~34 MB inflated from ~10 MB). Every host
-#: extracts the whole FMU at every start; inflating them took ~0.07 s of each start-up (bench/fmu_latency.py), for
-#: ~24 MB of FMU size saved.
-STORED_SUFFIXES = (".nbc",)
+#: zip entries kept as they are: the kernels' blob, deflated already (shipped_kernels.BLOB)
+STORED_SUFFIXES = (".zip",)
 
 
 def add_to_fmu(fmu_path: Path, entries: list[tuple[str, bytes]]) -> None:

@@ -13,19 +13,30 @@ numba's cache: when an entry of this copy's kernels is missing from the user's c
 shipped folder under the key with CPU ``generic`` and no extra features, the key it was compiled under. Nothing
 is copied or rewritten; entries compiled later on this machine go to the user's cache as before.
 
+The cache files travel as one deflated zip, ``kernels.zip`` (~7.6 MB for ~27 MB of machine code), stored as it is in
+the FMU: every host extracts the whole FMU at every start, and the loose files were most of its bytes. The first
+instance on a machine unpacks it (its sha256 checked, plain file names only) into ``<cache root>/shipped/<sha256>``
+of the user's cache, or where that cannot be written into the FMU's extraction folder; later starts find it there.
+
 When neither has an entry, numba compiles; the first such kernel is reported through :func:`set_reporter` (the
 FMU's log) as "compiling kernels (first run only)".
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import os
+import shutil
 import sys
+import tempfile
+import zipfile
 from collections.abc import Callable
 
 FOLDER = "numba-kernels"           # under the FMU's resources
 MANIFEST = "manifest.json"
+BLOB = "kernels.zip"               # the cache files, deflated (manifest["blob"]: its sha256 and file count)
 PORTABLE_CPU = ("generic", "")      # (CPU name, CPU features) the shipped kernels were compiled for
 NOTICE = "compiling kernels (first run only: minutes of CPU; later runs load them from the user's cache)"
 
@@ -89,11 +100,59 @@ def use(resources: str | os.PathLike | None) -> str | None:
         _shipped.setdefault(cache_dir, None)
         return f"no precompiled kernels in the FMU ({exc.__class__.__name__}: {exc})"
     reason = mismatch(manifest) if isinstance(manifest, dict) else "malformed manifest"
+    if reason is None and "blob" in manifest:
+        try:
+            folder = unpacked(folder, manifest["blob"], os.path.dirname(cache_dir))
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
+            reason = f"the FMU's {BLOB} could not be unpacked ({exc.__class__.__name__}: {exc})"
     if reason is None:
         _shipped[cache_dir] = folder
     else:
         _shipped.setdefault(cache_dir, None)
     return reason
+
+
+def unpacked(folder: str, blob: dict, cache_root: str) -> str:
+    """The folder holding the cache files of ``folder``/BLOB (``blob``: its manifest entry, sha256 and file count):
+    ``<cache_root>/shipped/<sha256>`` once unpacked there (by this or an earlier process), else the FMU's own
+    ``folder/unpacked``. Unpacked into a new folder beside the target and renamed into place, so that a target
+    that exists is complete (processes that race keep the first). ValueError for a damaged or foreign blob."""
+    digest = blob["sha256"]
+    if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+        raise ValueError(f"malformed sha256 {digest!r} in the manifest")
+    targets = [os.path.join(cache_root, "shipped", digest), os.path.join(folder, "unpacked")]
+    for target in targets:
+        if os.path.isdir(target):
+            return target
+    with open(os.path.join(folder, BLOB), "rb") as f:
+        data = f.read()
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise ValueError(f"{BLOB} does not match its manifest's sha256 (damaged)")
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        names = z.namelist()
+        bad = [n for n in names if os.path.basename(n) != n or n.startswith(".") or not n.endswith((".nbi", ".nbc"))]
+        if bad or len(names) != blob["files"]:
+            raise ValueError(f"{BLOB} holds {len(names)} files, the manifest says {blob['files']}; unexpected: "
+                             f"{bad[:3]}")
+        error: OSError | None = None
+        for target in targets:
+            try:
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                stage = tempfile.mkdtemp(prefix=".unpacking-", dir=os.path.dirname(target))
+            except OSError as exc:
+                error = exc
+                continue
+            try:
+                z.extractall(stage)
+                os.rename(stage, target)
+            except OSError as exc:
+                shutil.rmtree(stage, ignore_errors=True)
+                if os.path.isdir(target):      # another process was first
+                    return target
+                error = exc
+                continue
+            return target
+    raise error or OSError("nowhere to unpack")
 
 
 def set_reporter(report: Callable[[str], None] | None) -> None:
