@@ -423,14 +423,14 @@ def test_without_acceleration_projection_positions_stay_second_order(integrator,
     cm = chain(n, False)
     ref = simulate(cm, T, 0.01, integrator="reference")
     err, lam = {}, {}
-    for project in (True, False):
+    for projected in (True, False):
         for h in (1e-3, 5e-4):
             tr = simulate(cm, T, h, output_step=0.01, integrator=integrator, energy_balance=False,
-                          project_accelerations=project, **extra)
-            err[project, h] = float(np.max(np.abs(_wrap(_link_angles(tr, n, False) - ref.q[:, 2::3]))))
-            lam[project, h] = float(np.max(np.abs(tr.lam - ref.lam)))
+                          project_accelerations=projected, **extra)
+            err[projected, h] = float(np.max(np.abs(_wrap(_link_angles(tr, n, False) - ref.q[:, 2::3]))))
+            lam[projected, h] = float(np.max(np.abs(tr.lam - ref.lam)))
             acc = float(np.max(tr.info["residual_acceleration"]))
-            assert acc < 1e-6 if project else acc > 1e-3
+            assert acc < 1e-6 if projected else acc > 1e-3
             assert np.max(tr.info["residual_position"]) < 1e-9
     assert err[False, 1e-3] / err[False, 5e-4] > 3.5
     assert err[False, 1e-3] < 1.1 * err[True, 1e-3] and err[False, 5e-4] < 1.1 * err[True, 5e-4]
