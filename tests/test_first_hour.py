@@ -67,6 +67,9 @@ def test_set_solver_options_reach_the_integrator(tmp_path, capsys):
     assert main(args + ["solver.integrator=explicit", "solver.accept_first=true"]) == 1
     assert "accept_first" in capsys.readouterr().err                  # not an option of the explicit integrator
     assert main(args + ["solver.project_accelerations=0"]) == 0
+    assert main(args + ["solver.tangent_every=5"]) == 0
+    assert main(args + ["solver.tangent_every=2.5"]) == 1
+    assert "'2.5' is not a positive whole number" in capsys.readouterr().err
     assert main(args + ["solver.scheme=energy", "solver.project_accelerations=0"]) == 1
     assert "project_accelerations=False does not apply to scheme 'energy'" in capsys.readouterr().err
 

@@ -9,8 +9,8 @@ them (``<element>.<field>``, ``g[k]``, ``<joint>.s_start``, ``solver.<option>``)
 - ``<joint>.sd_start``: its initial rate (rad/s or m/s), kept exactly by assembly (the joint's ``sd_start`` field);
 - ``solver.integrator`` (alf, galpha, explicit, reference), ``solver.scheme`` (ali3p, energy), ``solver.rho_inf``,
   ``solver.tolerance`` (Newton tolerance), ``solver.penalty`` (augmented-Lagrangian penalty), ``solver.accept_first``
-  (1/0: end a step after a first Newton correction below the tolerance), ``solver.project_accelerations`` (1/0):
-  ``simulate`` only.
+  (1/0: end a step after a first Newton correction below the tolerance), ``solver.tangent_every`` (a positive whole
+  number of steps), ``solver.project_accelerations`` (1/0): ``simulate`` only.
 
 ``build`` takes the model values and gravity only (built into the FMU).
 """
@@ -34,6 +34,8 @@ SOLVER_OPTIONS = {"integrator": ("integrator", str, "alf, galpha, explicit, vari
                   "penalty": ("penalty", float, "augmented-Lagrangian penalty factor"),
                   "accept_first": ("accept_first", bool, "alf, galpha: 1 ends a step whose first Newton correction is "
                                    "below the tolerance without a checking evaluation (smooth models, small steps)"),
+                  "tangent_every": ("tangent_every", int, "alf, galpha: steps between refreshes of the force "
+                                    "tangent (refreshed earlier where Newton stalls)"),
                   "project_accelerations": ("project_accelerations", bool, "alf, galpha: 0 keeps the scheme's "
                                             "accelerations and multipliers (first order) and, with "
                                             "--no-energy-balance, skips the end-state evaluation of each step")}
@@ -98,7 +100,8 @@ def apply_settings(model: Model, items: list[str] | None) -> Settings:
         head, _, tail = name.partition(".")
         if head == "solver":
             keyword, kind, _ = SOLVER_OPTIONS[tail]
-            out.solver[keyword] = text if kind is str else _switch(item, text) if kind is bool else _number(item, text)
+            out.solver[keyword] = (text if kind is str else _switch(item, text) if kind is bool else
+                                   _count(item, text) if kind is int else _number(item, text))
             continue
         value = _number(item, text)
         if name.startswith("g["):
@@ -117,6 +120,12 @@ def _switch(item: str, text: str) -> bool:
     if value is None:
         raise ValueError(f"--set '{item}': '{text}' is not a switch (1, 0, true or false)")
     return value
+
+
+def _count(item: str, text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"--set '{item}': '{text}' is not a positive whole number")
+    return int(text)
 
 
 def _number(item: str, text: str) -> float:
