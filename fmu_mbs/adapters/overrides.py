@@ -123,9 +123,13 @@ def _switch(item: str, text: str) -> bool:
 
 
 def _count(item: str, text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
         raise ValueError(f"--set '{item}': '{text}' is not a positive whole number")
-    return int(text)
+    return value
 
 
 def _number(item: str, text: str) -> float:
