@@ -2,7 +2,8 @@
 
 The symbols a loaded kernel defines are read from its machine code's ELF symbol table instead of its bitcode: the
 two sets are compared here on the library's cached kernels. A kernel loaded lazily computes what it computed
-before, and a function compiled later that calls it (numba then links the kernel's bitcode into it) works too."""
+before, and a function compiled later that calls it (numba then links the kernel's bitcode into it) works too.
+Kernels load without numba's typing and lowering registries, which a later compile still finds."""
 
 from __future__ import annotations
 
@@ -115,3 +116,50 @@ def test_numba_internals_that_differ_load_as_numba_does():
     assert not result["lazy"]
     R = np.array(result["R"])
     assert np.allclose(R @ R.T, np.eye(3), atol=1e-14)
+
+
+REFRESH_RUN = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    if sys.argv[1] == "numba's own":      # marked as installed: the library keeps numba's load_overload
+        from numba.core import caching
+        caching.Cache.load_overload._fmu_mbs = True
+    import numba
+    from fmu_mbs.kernels import rotation
+    p = np.array([0.9, 0.1, -0.3, 0.2]); p /= np.linalg.norm(p)
+    out = np.zeros((3, 3))
+    rotation.quat_to_matrix(p, out)
+    registries = sorted(m for m in ("numba.typed.typedlist", "numba.np.random.generator_methods",
+                                    "numba.np.polynomial.polynomial_core") if m in sys.modules)
+    hits = sum(rotation.quat_to_matrix.stats.cache_hits.values())
+
+    @numba.njit
+    def caller(p):           # compiled after the load: needs the registries the load skipped
+        items = numba.typed.List()
+        R = np.zeros((3, 3))
+        rotation.quat_to_matrix(p, R)
+        for k in range(3):
+            items.append(R[k, k])
+        return np.linalg.det(R), sum(items)
+
+    det, trace = caller(p)
+    print(json.dumps({"registries": registries, "hits": hits, "R": out.tolist(), "det": det, "trace": trace}))
+""")
+
+
+def test_a_kernel_loads_without_numbas_registries_and_a_later_compile_still_has_them():
+    """Loading a cached kernel imports none of numba's typing/lowering registries (cache_loading's
+    _load_without_refresh: 0.15-0.3 s of an FMU's start-up); a function compiled afterwards uses typed lists and
+    np.linalg (numba refreshes before compiling), and the loaded kernel computes what numba's own loading gives."""
+    subprocess.run([sys.executable, "-c", LAZY_RUN], check=True, capture_output=True)   # the kernel is in the cache
+    results = {}
+    for how in ("ours", "numba's own"):
+        out = subprocess.run([sys.executable, "-c", REFRESH_RUN, how], check=True, capture_output=True, text=True)
+        results[how] = json.loads(out.stdout.strip().splitlines()[-1])
+    ours, own = results["ours"], results["numba's own"]
+    assert ours["hits"] == own["hits"] == 1
+    assert ours["registries"] == [] and len(own["registries"]) == 3
+    assert ours["R"] == own["R"]
+    e0 = 0.9 / np.linalg.norm([0.9, 0.1, -0.3, 0.2])
+    for r in (ours, own):      # a rotation: det 1, trace 4 e0^2 - 1 (Nikravesh 1988, eq. 6.19)
+        assert r["det"] == pytest.approx(1.0, abs=1e-14) and r["trace"] == pytest.approx(4 * e0**2 - 1, abs=1e-14)

@@ -72,6 +72,7 @@ def _register_cache_locator() -> None:
     except ImportError:  # pragma: no cover - numba without the caching module: default behaviour
         return
     cache_dir = kernel_cache_dir()
+    _writable: list[str] = []
 
     class KernelCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
         """Cache path keyed by the kernel sources' content, independent of the package location."""
@@ -82,6 +83,13 @@ def _register_cache_locator() -> None:
 
         def get_cache_path(self):
             return cache_dir
+
+        def ensure_cache_path(self):
+            """numba checks that the folder can be written by creating a file in it, per kernel at import (~330
+            files at an FMU's start): once per process is enough, the folder is the same for every kernel."""
+            if not _writable:
+                super().ensure_cache_path()
+                _writable.append(cache_dir)
 
         @classmethod
         def from_function(cls, py_func, py_file):
