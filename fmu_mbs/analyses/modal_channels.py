@@ -4,16 +4,15 @@ modal coordinates eta (or their rates) except a node's world position r + A(p/|p
 ``ModalChannels`` precomputes, per channel, a coefficient row over eta (or eta'): unit rows for eta and eta', the
 node's translation rows Psi_t of the basis for u (Shabana §5.5), the stress modes
 sigma_j = N_j/A + My_j z/Iy - Mz_j y/Iz of the section forces per mode (fe/recovery.py, Euler-Bernoulli normal
-stress) for stress, and those divided by E for strain. ChannelEvaluator (analyses/channels.py) calls ``fill``
-after its kernel, on the library's and the FMU's one-call paths alike."""
+stress; computed with the mode data, model/modal_data.py) for stress, and those divided by E for strain.
+ChannelEvaluator (analyses/channels.py) calls ``fill`` after its kernel, on the library's and the FMU's one-call
+paths alike."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..compiler import CompiledModel
-from ..fe.ffrf import euler_parameter_matrices
-from ..fe.recovery import normal_stress, section_force_modes
 from ..model.elements import ModalBody
 from ..model.modal_data import modal_data
 from ..model.modal_outputs import KIND
@@ -28,7 +27,6 @@ class ModalChannels:
         self.names = [c.name for c in mine]
         bodies = {b.name: b for b in cm.model.bodies if isinstance(b, ModalBody)}
         rows, src, world = [], [], []     # coefficient rows, (from qd?, address of eta), world-position data
-        stress: dict[str, np.ndarray] = {}
         for c in mine:
             b = bodies[c.element]
             data = modal_data(b)
@@ -39,9 +37,7 @@ class ModalChannels:
             elif node >= 0:
                 row = data.rows[6 * node + k]
             else:                                             # stress, strain
-                if b.name not in stress:
-                    stress[b.name] = _stress_modes(b, data)
-                row = stress[b.name][k] / (b.E if c.quantity == "strain" else 1.0)
+                row = data.stress[k] / (b.E if c.quantity == "strain" else 1.0)
             rows.append(np.array(row, dtype=float))
             src.append((c.quantity == "etad", a + 7))
             world.append((a, k, data.nodes[node], data.rows[6 * node:6 * node + 3])
@@ -56,12 +52,12 @@ class ModalChannels:
                 out[i] = row @ eta
             else:
                 a, k, x, psi_t = w
-                A = euler_parameter_matrices(q[a + 3:a + 7] / np.linalg.norm(q[a + 3:a + 7]))[0]
+                A = _rotation(q[a + 3:a + 7] / np.linalg.norm(q[a + 3:a + 7]))
                 out[i] = q[a + k] + A[k] @ (x + psi_t @ eta)
 
 
-def _stress_modes(b: ModalBody, data) -> np.ndarray:
-    """(n_points, m): sigma_xx (Pa) per unit modal coordinate at each of ``b.stress_points``."""
-    forces = section_force_modes(data.modes)
-    return np.array([normal_stress(data.modes.body, forces, int(e), y, z)[int(end)]
-                     for e, end, y, z in b.stress_points]).reshape(len(b.stress_points), -1)
+def _rotation(p: np.ndarray) -> np.ndarray:
+    """A = (e0^2 - e.e) I + 2 e e^T + 2 e0 skew(e) of unit Euler parameters p = (e0, e) (Nikravesh 1988, §6)."""
+    e0, e = float(p[0]), np.asarray(p[1:4], dtype=float)
+    E = np.array([[0.0, -e[2], e[1]], [e[2], 0.0, -e[0]], [-e[1], e[0], 0.0]])
+    return (e0 * e0 - e @ e) * np.eye(3) + 2.0 * np.outer(e, e) + 2.0 * e0 * E
