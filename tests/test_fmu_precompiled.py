@@ -2,13 +2,15 @@
 
 An FMU built here, copied to a fresh folder and run in a fresh process with empty user kernel caches, runs its
 first doStep without compiling a kernel: numba's own counters report cache hits and no misses, nothing but the
-unpacked blob of shipped kernels is written to the user's cache, and the FMU does not log the compile notice. The
-controls: the same FMU without its shipped kernels, with a damaged blob, or with a manifest from another numba
-version, logs "compiling kernels (first run only)" (the run is ended at that message instead of compiling for
-minutes)."""
+unpacked blob of shipped kernels and the unpacked library copy (adapters/library_archive.py) is written to the
+user's cache, and the FMU does not log the compile notice. The controls: the same FMU without its shipped kernels,
+with a damaged blob, or with a manifest from another numba version, logs "compiling kernels (first run only)" (the
+run is ended at that message instead of compiling for minutes); a damaged library zip fails fmi2Instantiate with
+its reason. A flexible FMU starts from the mode data stored at build time."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -24,6 +26,7 @@ from fmu_mbs.adapters.shipped_kernels import BLOB, FOLDER, MANIFEST, NOTICE
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTICE_EXIT = 3
+INSTANTIATE_EXIT = 4
 
 RUN = textwrap.dedent("""
     import ctypes, json, os, shutil, sys, time
@@ -46,7 +49,11 @@ RUN = textwrap.dedent("""
         md = read_model_description(unzipped)
         fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzipped, modelIdentifier=md.coSimulation.modelIdentifier,
                         instanceName="fresh")
-        fmu.instantiate(callbacks=callbacks, loggingOn=True)
+        try:
+            fmu.instantiate(callbacks=callbacks, loggingOn=True)
+        except Exception as exc:   # the reason is in the log
+            print(json.dumps({"log": log, "instantiate": str(exc)}), flush=True)
+            os._exit(INSTANTIATE_EXIT)
         fmu.setupExperiment(startTime=0.0)
         fmu.enterInitializationMode()
         fmu.exitInitializationMode()
@@ -64,12 +71,14 @@ RUN = textwrap.dedent("""
                     if stats is not None and hasattr(stats, "cache_misses"):
                         hits += sum(stats.cache_hits.values())
                         misses += sum(stats.cache_misses.values())
+        fe_imported = sorted(n for n in (package + ".fe", "scipy.linalg") if n in sys.modules)
         fmu.terminate()
         fmu.freeInstance()
-        print(json.dumps({"log": log, "hits": hits, "misses": misses, "first_step_s": first, "values": values}),
-              flush=True)
+        print(json.dumps({"log": log, "hits": hits, "misses": misses, "first_step_s": first, "values": values,
+                          "fe_imported": fe_imported}), flush=True)
         shutil.rmtree(unzipped)   # as fmpy's simulate_fmu: the next FMU runs after this folder is gone
-""").replace("NOTICE_EXIT", str(NOTICE_EXIT)).replace("FOLDER", repr(FOLDER)).replace("MANIFEST", repr(MANIFEST))
+""").replace("NOTICE_EXIT", str(NOTICE_EXIT)).replace("INSTANTIATE_EXIT", str(INSTANTIATE_EXIT))
+RUN = RUN.replace("FOLDER", repr(FOLDER)).replace("MANIFEST", repr(MANIFEST))
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +135,38 @@ def test_first_step_in_a_fresh_process_loads_shipped_kernels(pendulum_fmu, tmp_p
         assert not [n for n in z.namelist() if n.endswith((".nbi", ".nbc"))]     # only the blob in the FMU
     unpacked = user_cache / "shipped" / blob["sha256"]
     assert len(list(unpacked.iterdir())) == blob["files"]
+    # the library copy, one zip in the FMU, was unpacked into the user's cache under the zip's sha256
+    with zipfile.ZipFile(pendulum_fmu) as z:
+        package = json.loads(z.read(f"resources/{FOLDER}/{MANIFEST}"))["package"]
+        digest = hashlib.sha256(z.read(f"resources/{package}.zip")).hexdigest()
+        assert not [n for n in z.namelist() if n.startswith(f"resources/{package}/")]
+    assert [p.name for p in (user_cache / "library").iterdir()] == [digest]
+    assert (user_cache / "library" / digest / package / "kernels" / "alf_loop.py").is_file()
+
+
+def test_a_flexible_fmu_starts_from_its_stored_mode_data(catalogue_fmu, tmp_path):
+    """The boom's modes were computed at build time (resources/modal-data.npz): its start-up computes none and
+    imports neither the FE layer nor scipy.linalg (0.2-0.3 s); the values equal the library's (tests/test_fmu.py)."""
+    code, result, user_cache = _fresh_run(catalogue_fmu("flexible_boom"), tmp_path)
+    assert code == 0, result
+    assert result["misses"] == 0 and result["fe_imported"] == [], result
+    assert not [m for m in result["log"] if "mode data" in m], result["log"]
+
+
+def test_a_damaged_library_zip_is_refused_with_its_reason(pendulum_fmu, tmp_path):
+    """fmi2Instantiate fails with the reason in the FMI log; nothing is unpacked."""
+    def damage(name, data):
+        if name.startswith("resources/fmu_mbs_") and name.endswith(".zip"):
+            return data[:5000] + bytes([data[5000] ^ 0xFF]) + data[5001:]
+        return data
+
+    dest = tmp_path / "damaged"
+    dest.mkdir()
+    code, result, user_cache = _fresh_run(_rewrite(pendulum_fmu, dest, damage), tmp_path)
+    assert code == INSTANTIATE_EXIT, result
+    text = "\n".join(result["log"])
+    assert "could not be unpacked" in text and "does not match the sha256 recorded for it" in text, text
+    assert not (user_cache / "library").exists() or not list((user_cache / "library").iterdir())
 
 
 def test_a_damaged_kernel_blob_is_refused_with_its_reason(pendulum_fmu, tmp_path):
@@ -137,7 +178,7 @@ def test_a_damaged_kernel_blob_is_refused_with_its_reason(pendulum_fmu, tmp_path
     dest.mkdir()
     code, result, user_cache = _fresh_run(_rewrite(pendulum_fmu, dest, damage), tmp_path)
     assert code == NOTICE_EXIT, result
-    assert any("does not match its manifest's sha256" in m for m in result["log"]), result["log"]
+    assert any("does not match the sha256 recorded for it" in m for m in result["log"]), result["log"]
     assert not (user_cache / "shipped").exists() or not list((user_cache / "shipped").iterdir())
 
 

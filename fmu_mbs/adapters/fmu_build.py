@@ -1,7 +1,8 @@
 """Build FMI 2.0 co-simulation FMUs from models (pythonfmu 0.7.0 underneath).
 
 An FMU is self-contained: its resources hold the model (``model.json``) and a copy of this library under the name
-``fmu_mbs_<hash>``, where the hash covers every source file of the library. So
+``fmu_mbs_<hash>``, where the hash covers every source file of the library, as one zip with its bytecode
+(``fmu_mbs_<hash>.zip``, unpacked once per machine into the user's cache: adapters/library_archive.py). So
 
 - two FMUs built from different library versions never run each other's code in one process (different module
   names), while FMUs built from the same version share one copy (same code, same numba cache);
@@ -24,6 +25,7 @@ binary is pythonfmu's.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 import shutil
@@ -33,6 +35,8 @@ import warnings
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
+
+import numpy as np
 
 from ..model import Model, load_model, model_to_dict
 
@@ -49,6 +53,22 @@ except ImportError as exc:  # reported by the FMU at fmi2Instantiate, through th
     raise ImportError(f"FMU {ident!r} needs a Python with numpy, scipy and numba (pip install numpy scipy numba); "
                       f"the Python running it lacks one: {{exc}}") from exc
 
+import os
+import sys
+
+from {package}_library import library_folder
+
+# the library copy: resources/{package}.zip, unpacked once per machine into the user's cache
+# (adapters/library_archive.py); on sys.path while it is imported, its modules find the rest through __path__
+_LIBRARY = ("{package}", "{digest}", {files})
+if "{package}" not in sys.modules:
+    _folder = library_folder(os.path.dirname(os.path.abspath(__file__)), *_LIBRARY)
+    sys.path.insert(0, _folder)
+    try:
+        import {package}  # noqa: F401
+    finally:
+        sys.path.remove(_folder)
+
 from {package}.adapters import fmi_bridge, fmu_slave
 from {package}.adapters.fmu_slave import MbsSlave
 
@@ -62,17 +82,15 @@ class {ident}(MbsSlave):
 
 
 def _follow(resources):
-    """Point this library copy's packages at this FMU's resources where their folder is gone: a host that
-    extracted an earlier FMU of the same copy to a folder it has deleted since (fmpy does, after each run) would
-    fail at the first module imported lazily (e.g. the modal data). Same name means same content: the copy's name
-    is its content hash."""
-    import os
-    import sys
-
-    root = os.path.join(resources, "{package}")
+    """Point this library copy's packages at this FMU's copy where their folder is gone: the copy unpacked into an
+    earlier FMU's extraction folder (no writable user cache) that its host has deleted since (fmpy does, after
+    each run) would fail at the first module imported lazily (e.g. the modal data). Same name means same content:
+    the copy's name is its content hash."""
+    root = None
     for name, module in list(sys.modules.items()):
         path = getattr(module, "__path__", None)
         if (name == "{package}" or name.startswith("{package}.")) and path and not os.path.isdir(list(path)[0]):
+            root = root or os.path.join(library_folder(resources, *_LIBRARY), "{package}")
             module.__path__ = [os.path.join(root, *name.split(".")[1:])]
 
 
@@ -141,14 +159,20 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
     with tempfile.TemporaryDirectory(prefix="fmu_mbs_build_") as tmp:
         stage = Path(tmp)
         _copy_package(stage / package)
+        archive, files = library_zip(stage, package)
+        (stage / f"{package}.zip").write_bytes(archive)
+        shutil.copyfile(Path(__file__).with_name("library_archive.py"), stage / f"{package}_library.py")
         (stage / "model.json").write_text(model_json, encoding="utf-8")
         (stage / "requirements.txt").write_text(REQUIREMENTS, encoding="utf-8")
+        extra = _store_modes(stage, model, model_json)
         description = (model.description or f"fmu-mbs model {model.name}").replace('"""', "'''")
         script = stage / f"{module}.py"
-        script.write_text(SCRIPT.format(name=model.name, package=package, ident=ident, description=description),
-                          encoding="utf-8")
-        _describe(script, fmu_path, [stage / package, stage / "model.json", stage / "requirements.txt"],
-                  portable=precompile)
+        script.write_text(SCRIPT.format(name=model.name, package=package, ident=ident, description=description,
+                                        digest=hashlib.sha256(archive).hexdigest(), files=files), encoding="utf-8")
+        # the copy's folder stays in the staging folder for pythonfmu's import of the entry script; the FMU gets
+        # the archive and the module that unpacks it
+        _describe(script, fmu_path, [stage / f"{package}.zip", stage / f"{package}_library.py",
+                                     stage / "model.json", stage / "requirements.txt", *extra], portable=precompile)
         _install_binary(fmu_path, stage, module, ident)
     _add_bytecode(fmu_path)
     if precompile:
@@ -160,6 +184,26 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
         if problems:
             raise RuntimeError(f"FMU '{fmu_path}' failed fmpy validate:\n  " + "\n  ".join(problems))
     return fmu_path
+
+
+def _store_modes(stage: Path, model: Model, model_json: str) -> list[Path]:
+    """The mode data of the model's modal bodies as ``stage/modal-data.npz`` (model/modal_data.to_arrays), so that
+    the FMU's start-up does not compute it (nor import fmu_mbs.fe and scipy.linalg); [] without modal bodies. Keyed
+    by the bodies as the FMU loads them (from its model.json), computed from their FE files where they have any."""
+    import dataclasses
+
+    from ..model.elements import ModalBody
+
+    given = {b.name: b for b in model.bodies if isinstance(b, ModalBody)}
+    if not given:
+        return []
+    from ..model.modal_data import STORED_FILE, to_arrays
+
+    loaded = [b for b in load_model(json.loads(model_json)).bodies if isinstance(b, ModalBody)]
+    path = stage / STORED_FILE
+    with path.open("wb") as f:
+        np.savez(f, **to_arrays([dataclasses.replace(b, source_dir=given[b.name].source_dir) for b in loaded]))
+    return [path]
 
 
 #: pythonfmu's build (it imports the entry script and instantiates the slave to list its variables), in a child
@@ -217,11 +261,41 @@ def _install_binary(fmu_path: Path, stage: Path, module: str, ident: str) -> Non
         z.write(binary, name)
 
 
+def library_zip(stage: Path, package: str) -> tuple[bytes, int]:
+    """The library copy ``stage/package`` as a deflated zip with hash-checked bytecode (PEP 552) beside each source
+    (``__pycache__/*.cpython-XY.pyc``: compiling ~190 files cost 0.13 s at every start-up; a Python of another
+    version ignores them, their name carries the version), members in name order with a fixed date, so that the
+    same library gives the same bytes (its sha256 names the unpacked folder: adapters/library_archive.py); returns
+    the bytes and the member count."""
+    import importlib.util
+    import py_compile
+
+    members: list[tuple[str, bytes]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        pyc = Path(tmp, "source.pyc")
+        for path in sorted((stage / package).rglob("*")):
+            if not path.is_file():
+                continue
+            name = path.relative_to(stage).as_posix()
+            members.append((name, path.read_bytes()))
+            if path.suffix == ".py":
+                py_compile.compile(str(path), cfile=str(pyc), dfile=name, doraise=True,
+                                   invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+                members.append((importlib.util.cache_from_source(name), pyc.read_bytes()))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as z:
+        for name, data in sorted(members):
+            z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data,
+                       compress_type=zipfile.ZIP_DEFLATED)
+    return buf.getvalue(), len(members)
+
+
 def _add_bytecode(fmu_path: Path) -> None:
-    """Add the compiled bytecode of every Python file of the resources (``__pycache__/*.cpython-XY.pyc``), as
-    hash-checked pycs (PEP 552): hosts extract an FMU to a new folder per run, where Python found no bytecode and
-    compiled ~190 files at every start-up (0.13 s). The hash, not the file time (which extraction resets), ties
-    each pyc to its source; a Python of another version ignores them (their name carries the version)."""
+    """Add the compiled bytecode of the Python files loose in the resources (the entry script, the module that
+    unpacks the library copy, pythonfmu's files: ``__pycache__/*.cpython-XY.pyc``), as hash-checked pycs (PEP 552):
+    hosts extract an FMU to a new folder per run, where Python would find no bytecode. The hash, not the file time
+    (which extraction resets), ties each pyc to its source. The library copy's bytecode is in its zip
+    (library_zip)."""
     import importlib.util
     import py_compile
 

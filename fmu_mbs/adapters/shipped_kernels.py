@@ -24,15 +24,13 @@ FMU's log) as "compiling kernels (first run only)".
 
 from __future__ import annotations
 
-import hashlib
-import io
 import json
 import os
-import shutil
 import sys
-import tempfile
 import zipfile
 from collections.abc import Callable
+
+from .library_archive import unpack_once
 
 FOLDER = "numba-kernels"           # under the FMU's resources
 MANIFEST = "manifest.json"
@@ -115,44 +113,15 @@ def use(resources: str | os.PathLike | None) -> str | None:
 def unpacked(folder: str, blob: dict, cache_root: str) -> str:
     """The folder holding the cache files of ``folder``/BLOB (``blob``: its manifest entry, sha256 and file count):
     ``<cache_root>/shipped/<sha256>`` once unpacked there (by this or an earlier process), else the FMU's own
-    ``folder/unpacked``. Unpacked into a new folder beside the target and renamed into place, so that a target
-    that exists is complete (processes that race keep the first). ValueError for a damaged or foreign blob."""
+    ``folder/unpacked`` (adapters/library_archive.unpack_once). ValueError for a damaged or foreign blob (anything
+    but flat cache-file names)."""
     digest = blob["sha256"]
-    if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
-        raise ValueError(f"malformed sha256 {digest!r} in the manifest")
-    targets = [os.path.join(cache_root, "shipped", digest), os.path.join(folder, "unpacked")]
-    for target in targets:
-        if os.path.isdir(target):
-            return target
-    with open(os.path.join(folder, BLOB), "rb") as f:
-        data = f.read()
-    if hashlib.sha256(data).hexdigest() != digest:
-        raise ValueError(f"{BLOB} does not match its manifest's sha256 (damaged)")
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        names = z.namelist()
-        bad = [n for n in names if os.path.basename(n) != n or n.startswith(".") or not n.endswith((".nbi", ".nbc"))]
-        if bad or len(names) != blob["files"]:
-            raise ValueError(f"{BLOB} holds {len(names)} files, the manifest says {blob['files']}; unexpected: "
-                             f"{bad[:3]}")
-        error: OSError | None = None
-        for target in targets:
-            try:
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                stage = tempfile.mkdtemp(prefix=".unpacking-", dir=os.path.dirname(target))
-            except OSError as exc:
-                error = exc
-                continue
-            try:
-                z.extractall(stage)
-                os.rename(stage, target)
-            except OSError as exc:
-                shutil.rmtree(stage, ignore_errors=True)
-                if os.path.isdir(target):      # another process was first
-                    return target
-                error = exc
-                continue
-            return target
-    raise error or OSError("nowhere to unpack")
+    targets = [os.path.join(cache_root, "shipped", str(digest)), os.path.join(folder, "unpacked")]
+    return unpack_once(os.path.join(folder, BLOB), digest, blob["files"], targets, _not_a_cache_file)
+
+
+def _not_a_cache_file(name: str) -> bool:
+    return os.path.basename(name) != name or name.startswith(".") or not name.endswith((".nbi", ".nbc"))
 
 
 def set_reporter(report: Callable[[str], None] | None) -> None:
