@@ -67,7 +67,11 @@ def test_numba_only_in_kernels_and_always_cached():
                                 bad.append(f"{path.name}:{node.name} lacks cache=True")
                         elif getattr(dec, "id", "") == "njit":
                             bad.append(f"{path.name}:{node.name} lacks cache=True")
-            if "jitclass" in text:
+            # jitclass used in code (an import, a name or an attribute), not a word in a docstring
+            if any(getattr(n, "id", None) == "jitclass" or getattr(n, "attr", None) == "jitclass"
+                   or (isinstance(n, ast.alias) and n.name.split(".")[-1] == "jitclass")
+                   or (isinstance(n, ast.ImportFrom) and (n.module or "").endswith("jitclass"))
+                   for n in ast.walk(tree)):
                 bad.append(f"{path.name}: jitclass")
     assert not bad, "\n".join(bad)
 
