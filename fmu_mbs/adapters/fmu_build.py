@@ -264,9 +264,9 @@ def _install_binary(fmu_path: Path, stage: Path, module: str, ident: str) -> Non
 def library_zip(stage: Path, package: str) -> tuple[bytes, int]:
     """The library copy ``stage/package`` as a deflated zip with hash-checked bytecode (PEP 552) beside each source
     (``__pycache__/*.cpython-XY.pyc``: compiling ~190 files cost 0.13 s at every start-up; a Python of another
-    version ignores them, their name carries the version), members in name order with a fixed date, so that the
-    same library gives the same bytes (its sha256 names the unpacked folder: adapters/library_archive.py); returns
-    the bytes and the member count."""
+    version ignores them, their name carries the version), members in name order with a fixed date; returns the
+    bytes and the member count. (The bytecode, so the bytes, may differ between building processes: marshal's
+    output depends on reference counts. adapters/library_archive.py names the unpacked folder by the package.)"""
     import importlib.util
     import py_compile
 

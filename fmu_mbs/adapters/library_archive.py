@@ -7,9 +7,12 @@ module, copied beside it as ``resources/<package>_library.py`` (so: the standard
 imports), and puts :func:`library_folder` on ``sys.path`` while it imports the copy.
 
 The first instance on a machine checks the archive's sha256 (recorded in the entry script at build time) and its
-member names, unpacks it into a new folder and renames that to ``<cache root>/library/<sha256>``; later starts,
-of this FMU or any other of the same library copy, find the folder and unpack nothing. Where the cache cannot be
-written, the folder is ``resources/<package>.unpacked`` of the FMU's extraction folder. The cache root is the
+member names, unpacks it into a new folder and renames that to ``<cache root>/library/<package>``; later starts,
+of this FMU or any other of the same library copy, find the folder and unpack nothing. The folder is named by the
+copy (whose name is the hash of its sources), not by the archive: the bytecode in archives of the same sources
+differs from one building process to the next (marshal's output depends on reference counts), and such archives
+are equivalent. Where the cache cannot be written, the folder is ``resources/<package>.unpacked`` of the FMU's
+extraction folder. The cache root is the
 kernels' (kernels/__init__.py): ``$FMU_MBS_CACHE_DIR`` or ``$XDG_CACHE_HOME/fmu-mbs`` (default ``~/.cache/fmu-mbs``).
 
 :func:`unpack_once` is the same stage-and-rename for the shipped kernels' blob (adapters/shipped_kernels.py).
@@ -91,7 +94,7 @@ def library_folder(resources: str, package: str, digest: str, files: int) -> str
     ``<package>.zip`` (see the module docstring). ImportError with the reason when it cannot be unpacked."""
     if os.path.isfile(os.path.join(resources, package, "__init__.py")):
         return resources
-    targets = [os.path.join(cache_root(), FOLDER, digest), os.path.join(resources, f"{package}.unpacked")]
+    targets = [os.path.join(cache_root(), FOLDER, package), os.path.join(resources, f"{package}.unpacked")]
     try:
         return unpack_once(os.path.join(resources, f"{package}.zip"), digest, files, targets, outside(package))
     except (OSError, ValueError, zipfile.BadZipFile) as exc:
