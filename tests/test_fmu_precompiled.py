@@ -152,6 +152,17 @@ def test_a_flexible_fmu_starts_from_its_stored_mode_data(catalogue_fmu, tmp_path
     assert not [m for m in result["log"] if "mode data" in m], result["log"]
 
 
+def test_a_damaged_mode_data_file_is_logged_and_the_modes_are_computed(catalogue_fmu, tmp_path):
+    dest = tmp_path / "damaged"
+    dest.mkdir()
+    fmu = _rewrite(catalogue_fmu("flexible_boom"), dest,
+                   lambda name, data: b"PK\x03\x04 damaged" if name == "resources/modal-data.npz" else data)
+    code, result, _ = _fresh_run(fmu, tmp_path)
+    assert code == 0, result
+    assert any("the stored mode data is not used (BadZipFile" in m for m in result["log"]), result["log"]
+    assert result["fe_imported"], result         # computed: the FE layer was imported
+
+
 def test_a_damaged_library_zip_is_refused_with_its_reason(pendulum_fmu, tmp_path):
     """fmi2Instantiate fails with the reason in the FMI log; nothing is unpacked."""
     def damage(name, data):
