@@ -117,3 +117,21 @@ def test_the_cache_root_is_the_kernels_one(monkeypatch, tmp_path):
         for var, value in env.items():
             monkeypatch.setenv(var, value)
         assert library_archive.cache_root() == os.path.dirname(kernel_cache_dir())
+
+
+def test_a_process_that_loses_the_race_uses_the_winners_folder(archive, tmp_path, monkeypatch):
+    """Two first starts at once: each unpacks into its own stage folder; the second rename finds the target there
+    (another process was first), drops its stage and uses the target."""
+    data, files = archive
+    resources = _resources(tmp_path, data)
+    monkeypatch.setenv("FMU_MBS_CACHE_DIR", str(tmp_path / "cache"))
+    target = tmp_path / "cache" / "library" / PACKAGE
+    rename = os.rename
+
+    def first_the_other_process(src, dst):
+        (Path(dst) / "winner").mkdir(parents=True)      # the other process renamed its stage into place
+        rename(src, dst)                               # fails: the target exists and is not empty
+
+    monkeypatch.setattr(library_archive.os, "rename", first_the_other_process)
+    assert Path(library_folder(str(resources), PACKAGE, hashlib.sha256(data).hexdigest(), files)) == target
+    assert sorted(os.listdir(target.parent)) == [PACKAGE] and os.listdir(target) == ["winner"]
