@@ -138,3 +138,18 @@ def test_the_node_position_rotation_is_that_of_the_ffrf_formulas():
     p = np.random.default_rng(5).standard_normal(4)
     p /= np.linalg.norm(p)
     np.testing.assert_allclose(_rotation(p), euler_parameter_matrices(p)[0], rtol=0, atol=1e-15)
+
+
+def test_the_registry_keeps_the_latest_bodies_only(tmp_path, isolated, monkeypatch):
+    """A body with FE files carries the FMU's extraction folder in its fields, so each instance of such an FMU adds
+    an entry: a long study in one process must not keep them all."""
+    monkeypatch.setattr(md, "_STORED_MAX", 3)
+    body = _modal_bodies(load_model(MODELS / "flexible_boom.json"))[0]
+    path = tmp_path / md.STORED_FILE
+    with path.open("wb") as f:
+        np.savez(f, **md.to_arrays([body]))
+    folders = [dataclasses.replace(body, source_dir=str(tmp_path / f"run{k}")) for k in range(5)]
+    for b in folders:
+        assert md.use_stored_file(path, [b]) is None
+    assert list(md._STORED) == [repr(b) for b in folders[2:]]
+    assert md.modal_data(folders[-1]).modes is None

@@ -84,7 +84,8 @@ def _from_fem(b: ModalBody) -> ModalData:
 
 
 _CACHE: dict[tuple, ModalData] = {}
-_STORED: dict[str, ModalData] = {}      # repr(body) -> its stored data (use_stored)
+_STORED: dict[str, ModalData] = {}      # repr(body) -> its stored data (use_stored), the last _STORED_MAX
+_STORED_MAX = 64      # a body with FE files has the FMU's extraction folder in its fields: one entry per instance
 
 
 def stored_key(b: ModalBody) -> str:
@@ -208,8 +209,11 @@ def use_stored(arrays: Mapping[str, np.ndarray], bodies: list[ModalBody]) -> int
             raise ValueError(f"stored mode data of body '{b.name}': missing or malformed {missing or ['arrays']}")
         inv = {n[4:]: (float(v) if v.ndim == 0 else v) for n, v in a.items() if n.startswith("inv.")}
         inv.setdefault("D_ff", None)
+        _STORED.pop(repr(b), None)
         _STORED[repr(b)] = ModalData(a["nodes"], a["rows"], StoredInvariants(**inv), a["k_geo"],
                                      tuple(str(n) for n in a["names"]), None, a["stress"])
+        while len(_STORED) > _STORED_MAX:
+            _STORED.pop(next(iter(_STORED)))
         used += 1
     return used
 
