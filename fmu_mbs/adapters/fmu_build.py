@@ -149,7 +149,9 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
     if not isinstance(model, Model):
         model = load_model(model)
     ident = model_identifier(model.name)
-    model_json = json.dumps(model_to_dict(model), indent=2) + "\n"
+    data = model_to_dict(model)
+    fe_files = _fe_files(model, data)
+    model_json = json.dumps(data, indent=2) + "\n"
     package = vendored_package_name()
     digest = hashlib.sha1((model_json + package).encode()).hexdigest()[:10]
     module = f"fmu_{ident}_{digest}"
@@ -164,7 +166,10 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
         shutil.copyfile(Path(__file__).with_name("library_archive.py"), stage / f"{package}_library.py")
         (stage / "model.json").write_text(model_json, encoding="utf-8")
         (stage / "requirements.txt").write_text(REQUIREMENTS, encoding="utf-8")
-        extra = _store_modes(stage, model, model_json)
+        for name, source in fe_files.items():
+            (stage / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, stage / name)
+        extra = _store_modes(stage) + ([stage / FE_FOLDER] if fe_files else [])
         description = (model.description or f"fmu-mbs model {model.name}").replace('"""', "'''")
         script = stage / f"{module}.py"
         script.write_text(SCRIPT.format(name=model.name, package=package, ident=ident, description=description,
@@ -186,23 +191,46 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
     return fmu_path
 
 
-def _store_modes(stage: Path, model: Model, model_json: str) -> list[Path]:
+#: where an FMU carries the FE files of its modal bodies (model/elements.ModalBody ``fe_file`` and companions)
+FE_FOLDER = "fe"
+FE_FIELDS = ("fe_file", "fe_stiffness", "fe_dof_map", "fe_nodes")
+
+
+def _fe_files(model: Model, data: dict) -> dict[str, Path]:
+    """The FE files of the model's modal bodies, to be carried in the FMU: ``{path in the resources: file}``, with
+    the model dict ``data`` pointed at them (``fe/<body>/<sha256[:12]>-<name>``, relative to model.json as
+    load_model resolves them; the hash puts the content into model.json, hence into the GUID)."""
+    from ..model.elements import ModalBody
+    from ..model.validate_modal import fe_path
+
+    out: dict[str, Path] = {}
+    bodies = {b.name: b for b in model.bodies if isinstance(b, ModalBody) and b.fe_file}
+    for item in data.get("bodies", []):
+        b = bodies.get(item.get("name"))
+        for field in FE_FIELDS if b is not None else ():
+            if getattr(b, field):
+                source = fe_path(b, field)
+                tag = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
+                name = f"{FE_FOLDER}/{re.sub(r'[^A-Za-z0-9_.-]', '_', b.name)}/{tag}-{source.name}"
+                out[name] = source
+                item[field] = name
+    return out
+
+
+def _store_modes(stage: Path) -> list[Path]:
     """The mode data of the model's modal bodies as ``stage/modal-data.npz`` (model/modal_data.to_arrays), so that
     the FMU's start-up does not compute it (nor import fmu_mbs.fe and scipy.linalg); [] without modal bodies. Keyed
-    by the bodies as the FMU loads them (from its model.json), computed from their FE files where they have any."""
-    import dataclasses
-
+    by the bodies as the FMU loads them (``stage/model.json``, FE files beside it: _fe_files)."""
     from ..model.elements import ModalBody
 
-    given = {b.name: b for b in model.bodies if isinstance(b, ModalBody)}
-    if not given:
+    bodies = [b for b in load_model(stage / "model.json").bodies if isinstance(b, ModalBody)]
+    if not bodies:
         return []
     from ..model.modal_data import STORED_FILE, to_arrays
 
-    loaded = [b for b in load_model(json.loads(model_json)).bodies if isinstance(b, ModalBody)]
     path = stage / STORED_FILE
     with path.open("wb") as f:
-        np.savez(f, **to_arrays([dataclasses.replace(b, source_dir=given[b.name].source_dir) for b in loaded]))
+        np.savez(f, **to_arrays(bodies))
     return [path]
 
 
