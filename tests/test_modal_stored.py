@@ -14,12 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fmu_mbs.analyses.modal_channels import ModalChannels, _rotation
+from fmu_mbs.analyses.modal_channels import ModalChannels
 from fmu_mbs.compiler import compile_model
 from fmu_mbs.model import load_model
 from fmu_mbs.model import modal_data as md
 from fmu_mbs.model.elements import ModalBody
 from fmu_mbs.model.names import channels
+from fmu_mbs.model.rotations import quat_matrix
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
@@ -137,7 +138,7 @@ def test_the_node_position_rotation_is_that_of_the_ffrf_formulas():
 
     p = np.random.default_rng(5).standard_normal(4)
     p /= np.linalg.norm(p)
-    np.testing.assert_allclose(_rotation(p), euler_parameter_matrices(p)[0], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(quat_matrix(p), euler_parameter_matrices(p)[0], rtol=0, atol=1e-15)
 
 
 def test_the_registry_keeps_the_latest_bodies_only(tmp_path, isolated, monkeypatch):

@@ -193,7 +193,6 @@ def build_fmu(model: Model | str | Path, dest: str | Path = "dist", validate: bo
 
 #: where an FMU carries the FE files of its modal bodies (model/elements.ModalBody ``fe_file`` and companions)
 FE_FOLDER = "fe"
-FE_FIELDS = ("fe_file", "fe_stiffness", "fe_dof_map", "fe_nodes")
 
 
 def _fe_files(model: Model, data: dict) -> dict[str, Path]:
@@ -201,7 +200,7 @@ def _fe_files(model: Model, data: dict) -> dict[str, Path]:
     the model dict ``data`` pointed at them (``fe/<body>/<sha256[:12]>-<name>``, relative to model.json as
     load_model resolves them; the hash puts the content into model.json, hence into the GUID)."""
     from ..model.elements import ModalBody
-    from ..model.validate_modal import fe_path
+    from ..model.validate_modal import FE_FIELDS, fe_path
 
     out: dict[str, Path] = {}
     bodies = {b.name: b for b in model.bodies if isinstance(b, ModalBody) and b.fe_file}

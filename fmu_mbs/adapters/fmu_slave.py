@@ -90,8 +90,9 @@ class MbsSlave(Fmi2Slave):
         path = Path(self.resources or ".") / self.MODEL_FILE
         text = path.read_text(encoding="utf-8")
         self.model = load_model(path)
-        if any(isinstance(b, ModalBody) for b in self.model.bodies):
-            self._use_stored_modes()
+        modal = [b for b in self.model.bodies if isinstance(b, ModalBody)]
+        if modal:
+            self._use_stored_modes(modal)
         self.description = self.model.description or f"fmu-mbs model {self.model.name}"
         self.guid = uuid.uuid5(uuid.NAMESPACE_URL, "fmu-mbs:" + __name__.split(".")[0] + ":"
                                + hashlib.sha1(text.encode()).hexdigest())
@@ -154,12 +155,11 @@ class MbsSlave(Fmi2Slave):
             real(c.name, c.unit, lambda k=k: self.y[k], causality=Fmi2Causality.output,
                  variability=Fmi2Variability.continuous, description=c.description)
 
-    def _use_stored_modes(self) -> None:
+    def _use_stored_modes(self, bodies: list[ModalBody]) -> None:
         """The modal bodies' mode data computed at build time (model/modal_data.py; none in an older FMU)."""
         from ..model.modal_data import STORED_FILE, use_stored_file
 
         stored = Path(self.resources or ".") / STORED_FILE
-        bodies = [b for b in self.model.bodies if isinstance(b, ModalBody)]
         note = use_stored_file(stored, bodies) if stored.is_file() else None
         if note:
             self.log(f"fmu-mbs: the stored mode data is not used ({note}); the modes are computed",

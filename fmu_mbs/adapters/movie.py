@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .viewer import _quat_matrix
+from ..model.rotations import quat_matrix
 
 
 def _dec(s: str, dtype=np.float32) -> np.ndarray:
@@ -102,7 +102,7 @@ def write_movie(path: str | Path, data: dict, fps: float = 25.0, speed: float = 
                 p2 = poses[g["to"]][0][i]
                 ax.add_collection3d(Line3DCollection([[p, p2]], colors=g["color"], linewidths=3))
                 continue
-            v = mesh[0] @ _quat_matrix(q).T + p
+            v = mesh[0] @ quat_matrix(q).T + p
             ax.add_collection3d(Poly3DCollection(v[mesh[1]], facecolors=g["color"], linewidths=0,
                                                  alpha=g["opacity"], shade=True))
         for k, (lo, hi) in enumerate(zip(centre - half, centre + half)):

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..model.elements import GROUND, Contact, Model
 from ..model.graphics import BODY_PREFIX, GROUND_COLOR, PALETTE, default_graphics, read_mesh
+from ..model.rotations import quat_matrix
 
 ASSETS = "viewer_assets"
 THREE_FILE = "three.module.min.js"
@@ -68,13 +69,6 @@ def read_result(path: str | Path) -> Result:
     return Result({n: data[:, k] for k, n in enumerate(header)}, units, str(path))
 
 
-def _quat_matrix(q) -> np.ndarray:
-    w, x, y, z = np.asarray(q, dtype=float) / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-
-
 def _matrix_quat(R: np.ndarray) -> np.ndarray:
     """Unit quaternions [w, x, y, z] of rotation matrices R (N x 3 x 3)."""
     w = 0.5 * np.sqrt(np.maximum(1.0 + R[:, 0, 0] + R[:, 1, 1] + R[:, 2, 2], 0.0))
@@ -88,7 +82,7 @@ def _matrix_quat(R: np.ndarray) -> np.ndarray:
 
 
 def _rotations(q: np.ndarray) -> np.ndarray:
-    return np.array([_quat_matrix(row) for row in q])
+    return np.array([quat_matrix(row) for row in q])
 
 
 def marker_poses(model: Model, res: Result, names) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -105,7 +99,7 @@ def marker_poses(model: Model, res: Result, names) -> dict[str, tuple[np.ndarray
         p[:len(m.position)] = m.position
         q = np.array(m.orientation) if not model.planar else np.array(
             [np.cos(m.angle / 2), 0.0, 0.0, np.sin(m.angle / 2)])
-        return p, _quat_matrix(q)
+        return p, quat_matrix(q)
 
     def read(name: str):
         r = [cols.get(f"{name}.r[{k}]") for k in (1, 2, 3)]

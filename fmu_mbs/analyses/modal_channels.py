@@ -17,6 +17,7 @@ from ..model.elements import ModalBody
 from ..model.modal_data import modal_data
 from ..model.modal_outputs import KIND
 from ..model.names import Channel
+from ..model.rotations import quat_matrix
 
 
 class ModalChannels:
@@ -52,12 +53,5 @@ class ModalChannels:
                 out[i] = row @ eta
             else:
                 a, k, x, psi_t = w
-                A = _rotation(q[a + 3:a + 7] / np.linalg.norm(q[a + 3:a + 7]))
+                A = quat_matrix(q[a + 3:a + 7])
                 out[i] = q[a + k] + A[k] @ (x + psi_t @ eta)
-
-
-def _rotation(p: np.ndarray) -> np.ndarray:
-    """A = (e0^2 - e.e) I + 2 e e^T + 2 e0 skew(e) of unit Euler parameters p = (e0, e) (Nikravesh 1988, §6)."""
-    e0, e = float(p[0]), np.asarray(p[1:4], dtype=float)
-    E = np.array([[0.0, -e[2], e[1]], [e[2], 0.0, -e[0]], [-e[1], e[0], 0.0]])
-    return (e0 * e0 - e @ e) * np.eye(3) + 2.0 * np.outer(e, e) + 2.0 * e0 * E

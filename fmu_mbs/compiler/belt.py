@@ -11,14 +11,8 @@ import numpy as np
 from ..errors import ModelError
 from ..kernels.families import belt
 from ..model.elements import GROUND, PlanarBody, PointMass
+from ..model.rotations import quat_matrix
 from .lowering import LoweringContext
-
-
-def _quat_matrix(p) -> np.ndarray:
-    e0, e1, e2, e3 = np.asarray(p, dtype=float) / np.linalg.norm(p)
-    return np.array([[2 * (e0 * e0 + e1 * e1) - 1, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
-                     [2 * (e1 * e2 + e0 * e3), 2 * (e0 * e0 + e2 * e2) - 1, 2 * (e2 * e3 - e0 * e1)],
-                     [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), 2 * (e0 * e0 + e3 * e3) - 1]])
 
 
 def initial_marker_position(model, name: str) -> np.ndarray:
@@ -36,7 +30,7 @@ def initial_marker_position(model, name: str) -> np.ndarray:
     if isinstance(body, PlanarBody):
         c, s = math.cos(body.angle), math.sin(body.angle)
         return r + np.array([c * local[0] - s * local[1], s * local[0] + c * local[1], local[2]])
-    return r + _quat_matrix(body.orientation) @ local
+    return r + quat_matrix(body.orientation) @ local
 
 
 def lower(items, ctx: LoweringContext):

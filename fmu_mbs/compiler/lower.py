@@ -10,6 +10,7 @@ from ..kernels import model_arrays as ma
 from ..model.elements import GROUND, JOINT_COORDINATES, Model
 from ..model.functions import External
 from ..model.interface import Signal
+from ..model.rotations import quat_matrix
 from .bodies import flex_arrays, lower_bodies
 from .compiled_model import CompiledModel
 from .families import FAMILIES, ModelArrays, elements_of
@@ -29,15 +30,6 @@ def _embed(v, n=3) -> list[float]:
 def _rot_z(angle: float) -> np.ndarray:
     c, s = math.cos(angle), math.sin(angle)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-def _quat_matrix(q) -> np.ndarray:
-    """Rotation matrix of a unit quaternion [w, x, y, z] (numpy twin of kernels.rotation.quat_to_matrix, so that
-    compiling a model never triggers a JIT compile)."""
-    e0, e1, e2, e3 = np.asarray(q, dtype=float) / np.linalg.norm(q)
-    return np.array([[2 * (e0 * e0 + e1 * e1) - 1, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
-                     [2 * (e1 * e2 + e0 * e3), 2 * (e0 * e0 + e2 * e2) - 1, 2 * (e2 * e3 - e0 * e1)],
-                     [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), 2 * (e0 * e0 + e3 * e3) - 1]])
 
 
 class _Rows:
@@ -135,7 +127,7 @@ def compile_model(model: Model, *, contact_state_capacity: int | None = None) ->
     nm = len(model.markers)
     m_body = np.array([bidx[mk.body] for mk in model.markers], dtype=np.int64)
     m_pos = np.array([_embed(mk.position) for mk in model.markers], dtype=float).reshape(nm, 3)
-    m_rot = np.array([_rot_z(mk.angle) if dim == 2 else _quat_matrix(mk.orientation) for mk in model.markers],
+    m_rot = np.array([_rot_z(mk.angle) if dim == 2 else quat_matrix(mk.orientation) for mk in model.markers],
                      dtype=float).reshape(nm, 3, 3)
     ctx = LoweringContext(model, FunctionPool(), Layout(), midx, bidx, bodies["q0"], m_pos, m_rot, {},
                           {"contact_state_capacity": contact_state_capacity})

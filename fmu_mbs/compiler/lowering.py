@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..model.elements import Model, PlanarBody, RigidBody
+from ..model.rotations import quat_matrix
 from .functions import FunctionPool
 from .layout import Layout
 
@@ -50,10 +51,7 @@ def initial_body_rotation(body) -> np.ndarray:
     """Rotation matrix (3 x 3, body axes as columns, world) of ``body`` in the model's initial pose: a rigid body's
     unit quaternion [w, x, y, z], a planar body's angle about z; identity for kinds without rotation."""
     if isinstance(body, RigidBody):
-        e0, e1, e2, e3 = np.asarray(body.orientation, dtype=float) / np.linalg.norm(body.orientation)
-        return np.array([[2 * (e0 * e0 + e1 * e1) - 1, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
-                         [2 * (e1 * e2 + e0 * e3), 2 * (e0 * e0 + e2 * e2) - 1, 2 * (e2 * e3 - e0 * e1)],
-                         [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), 2 * (e0 * e0 + e3 * e3) - 1]])
+        return quat_matrix(body.orientation)
     if isinstance(body, PlanarBody):
         c, s = np.cos(body.angle), np.sin(body.angle)
         return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import ModelError
 from .elements import ModalBody
-from .validate_modal import fe_path
+from .validate_modal import FE_FIELDS, fe_path
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class ModalData:
     k_geo: np.ndarray
     names: tuple[str, ...]
     modes: object = None
-    stress: np.ndarray | None = None
+    stress: np.ndarray | None = None    # (n_points, m); every constructor here sets it
 
 
 class StoredInvariants(SimpleNamespace):
@@ -80,7 +80,8 @@ def _from_fem(b: ModalBody) -> ModalData:
     if b.damping > 0.0:
         inv = Invariants(**{**inv.__dict__, "D_ff": _damping(inv.M_ff, inv.K_ff, b.damping)})
     m = inv.n_modes
-    return ModalData(fem.nodes, fem.modes, inv, np.zeros((9, m, m)), tuple(f"mode {k + 1}" for k in range(m)))
+    return ModalData(fem.nodes, fem.modes, inv, np.zeros((9, m, m)), tuple(f"mode {k + 1}" for k in range(m)),
+                     stress=np.zeros((0, m)))
 
 
 _CACHE: dict[tuple, ModalData] = {}
@@ -98,7 +99,7 @@ def modal_data(b: ModalBody) -> ModalData:
     stored = _STORED.get(repr(b))
     if stored is not None:
         return stored
-    files = [fe_path(b, f) for f in ("fe_file", "fe_stiffness", "fe_dof_map", "fe_nodes") if getattr(b, f)]
+    files = [fe_path(b, f) for f in FE_FIELDS if getattr(b, f)]
     key = (repr(b), tuple(p.stat().st_mtime_ns if p.is_file() else -1 for p in files))
     if key not in _CACHE:
         if len(_CACHE) >= 8:
@@ -177,9 +178,8 @@ def to_arrays(bodies: list[ModalBody]) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     for b in bodies:
         data, key = modal_data(b), stored_key(b)
-        stress = data.stress if data.stress is not None else np.zeros((0, data.inv.n_modes))
         for name in _ARRAYS:
-            out[f"{key}/{name}"] = np.asarray(stress if name == "stress" else getattr(data, name), dtype=float)
+            out[f"{key}/{name}"] = np.asarray(getattr(data, name), dtype=float)
         out[f"{key}/names"] = np.array(data.names, dtype=str)
         inv = data.inv
         values = dict(vars(inv)) if isinstance(inv, StoredInvariants) else {

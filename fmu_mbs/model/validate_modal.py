@@ -18,6 +18,10 @@ THEORIES = ("euler-bernoulli", "timoshenko")
 SECTION = ("E", "G", "rho", "area", "Iy", "Iz", "J")
 
 
+#: the file fields of a modal body: the FE file and, with a Matrix Market one, its companions
+FE_FIELDS = ("fe_file", "fe_stiffness", "fe_dof_map", "fe_nodes")
+
+
 def fe_path(b, name: str) -> Path:
     """The path of file field ``name`` of body ``b``, relative to the model file's folder when it was loaded."""
     p = Path(getattr(b, name))
@@ -31,7 +35,7 @@ def modal_body_problems(w: str, b, dim: int) -> list[str]:
     p: list[str] = []
     if b.fe_file:
         suffix = Path(b.fe_file).suffix.lower()
-        files = ("fe_file",) if suffix == ".fem" else ("fe_file", "fe_stiffness", "fe_dof_map", "fe_nodes")
+        files = FE_FIELDS[:1] if suffix == ".fem" else FE_FIELDS
         if suffix not in (".fem", ".mtx"):
             p.append(f"{w}: 'fe_file' must be an MBDyn .fem file or a Matrix Market .mtx mass matrix, got "
                      f"'{b.fe_file}'")
